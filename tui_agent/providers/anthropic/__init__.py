@@ -1,0 +1,5 @@
+"""The Anthropic Messages protocol."""
+
+from .decoder import MessagesDecoder
+
+__all__ = ["MessagesDecoder"]

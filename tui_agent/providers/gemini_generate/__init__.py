@@ -1,0 +1,5 @@
+"""The Gemini streamGenerateContent protocol (Gemini API and Vertex)."""
+
+from .decoder import GenerateContentDecoder
+
+__all__ = ["GenerateContentDecoder"]

@@ -1,0 +1,129 @@
+"""Gemini ``streamGenerateContent?alt=sse``, including Vertex's streamed ``partialArgs``.
+
+Function calls usually arrive whole, ``args`` as an object. With partialArgs a call opens with
+``{name, willContinue: true}``, its arguments arrive as (jsonPath, value) pieces, and an empty
+``{}`` closes it (or nothing does, and the finish reason ends it). Calls are keyed by their
+position in the turn. The first chunk with a ``finishReason`` is the terminal event; STOP is
+used for tool turns too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...stream.events import (
+    ReasoningDelta,
+    StreamEvent,
+    StreamFailure,
+    TextDelta,
+    ToolArgumentsFinal,
+    ToolArgumentsProgress,
+    ToolCallClosed,
+    ToolCallStarted,
+    TurnEnd,
+    UsageReported,
+)
+from ...stream.jsonparse import dumps_compact
+from ..decoding import StreamDecoder, error_message, parse_payload
+from .partial_args import PartialArgsError, PartialArgsObject
+
+_KNOWN_EVENTS: frozenset[str] = frozenset()
+
+
+class GenerateContentDecoder(StreamDecoder):
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_key = 0
+        self._open_key: int | None = None
+        self._open_args: PartialArgsObject | None = None
+
+    def decode(self, event: str, data: str) -> list[StreamEvent]:
+        payload = parse_payload(event, data, _KNOWN_EVENTS)
+        if payload is None:
+            return []
+        if isinstance(payload, StreamFailure):
+            return [payload]
+        if not isinstance(payload, dict):
+            return [StreamFailure("protocol", "a chunk that is not a JSON object")]
+        out: list[StreamEvent] = []
+        if not self._identified:
+            out += self.identify(payload.get("responseId"), data)
+        if payload.get("error") or event == "error":
+            out.append(StreamFailure("error", error_message(payload)))
+        finish_reason = None
+        candidates = payload.get("candidates")
+        if isinstance(candidates, list) and candidates:
+            candidate = candidates[0]
+            if isinstance(candidate, dict):
+                content = candidate.get("content")
+                parts = content.get("parts") if isinstance(content, dict) else None
+                if isinstance(parts, list):
+                    for part in parts:
+                        if isinstance(part, dict):
+                            self._part(part, out)
+                finish_reason = candidate.get("finishReason")
+        else:
+            feedback = payload.get("promptFeedback")
+            if isinstance(feedback, dict):
+                finish_reason = feedback.get("blockReason")
+        usage = payload.get("usageMetadata")
+        if isinstance(usage, dict):
+            out.append(UsageReported(usage))
+        if isinstance(finish_reason, str) and finish_reason:
+            self._close_open_call(out)
+            out.append(TurnEnd(finish_reason))
+        return out
+
+    def _part(self, part: dict[str, Any], out: list[StreamEvent]) -> None:
+        text = part.get("text")
+        if isinstance(text, str):
+            if text:
+                out.append(ReasoningDelta(text) if part.get("thought") is True else TextDelta(text))
+            return
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            self._function_call(call, out)
+
+    def _function_call(self, call: dict[str, Any], out: list[StreamEvent]) -> None:
+        name = call.get("name")
+        pieces = call.get("partialArgs")
+        continues = call.get("willContinue") is True
+        if isinstance(name, str) and name:
+            self._close_open_call(out)
+            key = self._next_key
+            self._next_key += 1
+            call_id = call.get("id")
+            out.append(ToolCallStarted(key, call_id if isinstance(call_id, str) else "", name))
+            args = call.get("args")
+            if isinstance(args, dict):
+                out.append(ToolArgumentsFinal(key, dumps_compact(args)))
+            if continues or isinstance(pieces, list):
+                self._open_key, self._open_args = key, PartialArgsObject()
+            else:
+                out.append(ToolCallClosed(key))
+                return
+        elif self._open_key is None:
+            if isinstance(pieces, list) and pieces:
+                out.append(StreamFailure("protocol", "partialArgs for a call that is not open"))
+            return
+        if self._open_args is not None and isinstance(pieces, list):
+            for piece in pieces:
+                try:
+                    if not isinstance(piece, dict):
+                        raise PartialArgsError("a partialArgs piece that is not an object")
+                    size = self._open_args.apply(piece)
+                except PartialArgsError as exc:
+                    out.append(StreamFailure("protocol", str(exc)))
+                    return
+                out.append(ToolArgumentsProgress(self._open_key, size))
+        if not continues:
+            # ``{}`` closes the call; so does the last piece that does not say it continues.
+            self._close_open_call(out)
+
+    def _close_open_call(self, out: list[StreamEvent]) -> None:
+        if self._open_key is None or self._open_args is None:
+            return
+        if self._open_args.value:
+            out.append(ToolArgumentsFinal(self._open_key, dumps_compact(self._open_args.value)))
+        out.append(ToolCallClosed(self._open_key))
+        self._open_key = self._open_args = None

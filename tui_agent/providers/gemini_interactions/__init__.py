@@ -1,0 +1,5 @@
+"""The Gemini Interactions protocol."""
+
+from .decoder import InteractionsDecoder
+
+__all__ = ["InteractionsDecoder"]

@@ -1,0 +1,57 @@
+"""SSE framing from raw bytes, the same for live responses and recorded bodies.
+
+Bytes become text through an incremental UTF-8 decoder (a character split across reads is
+joined, invalid bytes become U+FFFD), text becomes lines on CR, LF and CRLF only, and lines
+become events through httpx-sse's decoder. An event exists only once its blank line arrived:
+an event cut off at the end of the body is not an event.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from httpx_sse import ServerSentEvent
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+_BOM = "\ufeff"
+
+
+class SSEFramer:
+    """Feed byte chunks of any size; get back the complete events they finish."""
+
+    __slots__ = ("_events", "_lines", "_started", "_utf8")
+
+    def __init__(self) -> None:
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._lines = SSELineDecoder()
+        self._events = SSEDecoder()
+        self._started = False
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        text = self._utf8.decode(chunk)
+        if not text:
+            return []
+        if not self._started:
+            self._started = True
+            if text.startswith(_BOM):
+                text = text[1:]
+                if not text:
+                    return []
+        return self._decode_lines(self._lines.decode(text))
+
+    def close(self) -> list[ServerSentEvent]:
+        """End of body: a line ended by a final CR still counts; an unterminated line does not."""
+        tail = self._utf8.decode(b"", final=True)
+        events = self._decode_lines(self._lines.decode(tail)) if tail else []
+        if self._lines.trailing_cr:
+            events.extend(self._decode_lines(self._lines.flush()))
+        return events
+
+    def _decode_lines(self, lines: list[str]) -> list[ServerSentEvent]:
+        decode = self._events.decode
+        events = []
+        for line in lines:
+            event = decode(line)
+            if event is not None:
+                events.append(event)
+        return events

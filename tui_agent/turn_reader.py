@@ -1,0 +1,68 @@
+"""Bytes of one provider response in, progress out as they arrive, one TurnResult at the end.
+
+The same path serves a live HTTP response, a recorded body and a replayed session: SSE framing,
+then the protocol's decoder, then the assembler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .providers import decoder_for
+from .stream.assembler import TurnAssembler
+from .stream.events import StreamEvent, StreamFailure
+from .stream.progress import Progress
+from .stream.sse import SSEFramer
+from .stream.turn import TurnResult
+
+
+class TurnReader:
+    """Feed raw byte chunks of one response; ``close()`` gives the turn's one result."""
+
+    def __init__(self, protocol: str) -> None:
+        self._decoder = decoder_for(protocol)
+        self._framer = SSEFramer()
+        self._assembler = TurnAssembler()
+        self.events_seen = 0
+
+    @property
+    def ended(self) -> bool:
+        """True once the protocol's terminal event was decoded."""
+        return self._assembler.ended
+
+    def feed(self, chunk: bytes) -> list[Progress]:
+        """Decode what this chunk completes; returns what may be shown now."""
+        assembler = self._assembler
+        if assembler.ended:
+            return []
+        progress: list[Progress] = []
+        for sse in self._framer.feed(chunk):
+            self.events_seen += 1
+            for event in self._decode(sse.event, sse.data):
+                shown = assembler.feed(event)
+                if shown is not None:
+                    progress.append(shown)
+        return progress
+
+    def _decode(self, name: str, data: str) -> list[StreamEvent]:
+        try:
+            return self._decoder.decode(name, data)
+        except Exception as exc:  # a hostile event must end the turn, never the app
+            return [StreamFailure("protocol", f"undecodable {name} event ({type(exc).__name__})")]
+
+    def close(self) -> TurnResult:
+        """End of the body. Complete only if the terminal event arrived and ended normally."""
+        if not self._assembler.ended:
+            for sse in self._framer.close():
+                for event in self._decode(sse.event, sse.data):
+                    self._assembler.feed(event)
+        return self._assembler.finish()
+
+
+def assemble(protocol: str, chunks: Iterable[bytes]) -> TurnResult:
+    """Decode a whole response body, given as byte chunks split anywhere, into its turn result."""
+    reader = TurnReader(protocol)
+    feed = reader.feed
+    for chunk in chunks:
+        feed(chunk)
+    return reader.close()
