@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +22,7 @@ _EVENT_END = re.compile(rb"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
 def _chunks(body: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c for c in cuts if 0 < c < len(body)})
     edges = [0, *points, len(body)]
-    return [body[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [body[a:b] for a, b in pairwise(edges)]
 
 
 def _hostile_offsets(body: bytes) -> list[int]:
@@ -152,7 +153,7 @@ def _fragments(draw: st.DrawFn, text: str) -> list[str]:
     cuts = draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=12))
     points = sorted({c for c in cuts if 0 < c < len(text)})
     edges = [0, *points, len(text)]
-    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [text[a:b] for a, b in pairwise(edges)]
 
 
 @st.composite
