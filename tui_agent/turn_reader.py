@@ -6,7 +6,7 @@ then the protocol's decoder, then the assembler.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .providers import decoder_for
 from .stream.assembler import TurnAssembler
@@ -19,8 +19,9 @@ from .stream.turn import TurnResult
 class TurnReader:
     """Feed raw byte chunks of one response; ``close()`` gives the turn's one result."""
 
-    def __init__(self, protocol: str) -> None:
+    def __init__(self, protocol: str, on_event: Callable[[str, str], None] | None = None) -> None:
         self._decoder = decoder_for(protocol)
+        self._on_event = on_event
         self._framer = SSEFramer()
         self._assembler = TurnAssembler()
         self.events_seen = 0
@@ -37,11 +38,24 @@ class TurnReader:
             return []
         progress: list[Progress] = []
         for sse in self._framer.feed(chunk):
-            self.events_seen += 1
-            for event in self._decode(sse.event, sse.data):
-                shown = assembler.feed(event)
-                if shown is not None:
-                    progress.append(shown)
+            progress += self.feed_event(sse.event, sse.data)
+            if assembler.ended:
+                break
+        return progress
+
+    def feed_event(self, name: str, data: str) -> list[Progress]:
+        """Decode one complete SSE event (live, or recorded and replayed)."""
+        assembler = self._assembler
+        if assembler.ended:
+            return []
+        self.events_seen += 1
+        if self._on_event is not None:
+            self._on_event(name, data)
+        progress: list[Progress] = []
+        for event in self._decode(name, data):
+            shown = assembler.feed(event)
+            if shown is not None:
+                progress.append(shown)
         return progress
 
     def _decode(self, name: str, data: str) -> list[StreamEvent]:
@@ -54,8 +68,7 @@ class TurnReader:
         """End of the body. Complete only if the terminal event arrived and ended normally."""
         if not self._assembler.ended:
             for sse in self._framer.close():
-                for event in self._decode(sse.event, sse.data):
-                    self._assembler.feed(event)
+                self.feed_event(sse.event, sse.data)
         return self._assembler.finish()
 
 

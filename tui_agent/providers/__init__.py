@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 from .decoding import StreamDecoder
-from .registry import PROTOCOLS, UnknownProtocolError, decoder_for
+from .registry import PROTOCOLS, UnknownProtocolError, decoder_for, request_builder
+from .request import ProviderRequest, RequestSettings, ToolSchema
 
-__all__ = ["PROTOCOLS", "StreamDecoder", "UnknownProtocolError", "decoder_for"]
+__all__ = [
+    "PROTOCOLS",
+    "ProviderRequest",
+    "RequestSettings",
+    "StreamDecoder",
+    "ToolSchema",
+    "UnknownProtocolError",
+    "decoder_for",
+    "request_builder",
+]

@@ -1,5 +1,6 @@
 """The Anthropic Messages protocol."""
 
 from .decoder import MessagesDecoder
+from .request import build_request
 
-__all__ = ["MessagesDecoder"]
+__all__ = ["MessagesDecoder", "build_request"]

@@ -1,5 +1,6 @@
 """The Gemini streamGenerateContent protocol (Gemini API and Vertex)."""
 
 from .decoder import GenerateContentDecoder
+from .request import build_request
 
-__all__ = ["GenerateContentDecoder"]
+__all__ = ["GenerateContentDecoder", "build_request"]

@@ -1,5 +1,6 @@
 """The OpenAI Chat Completions protocol (and compatible servers)."""
 
 from .decoder import ChatCompletionsDecoder
+from .request import build_request
 
-__all__ = ["ChatCompletionsDecoder"]
+__all__ = ["ChatCompletionsDecoder", "build_request"]

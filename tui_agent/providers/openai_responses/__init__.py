@@ -1,5 +1,6 @@
 """The OpenAI Responses protocol (and compatible servers)."""
 
 from .decoder import ResponsesDecoder
+from .request import build_request
 
-__all__ = ["ResponsesDecoder"]
+__all__ = ["ResponsesDecoder", "build_request"]

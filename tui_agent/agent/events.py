@@ -1,0 +1,123 @@
+"""What the agent loop tells the layer above (the app, or `tui-agent run`), in order.
+
+Streaming progress arrives as the stream vocabulary's own safe objects (TextDelta,
+ReasoningDelta, ToolCallAnnounced, ToolArgumentsReceived) and RetryWait; everything else is
+one of the events below. ``event_to_json`` gives each a flat JSON object with a "type".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..stream.events import ReasoningDelta, TextDelta
+from ..stream.progress import ToolArgumentsReceived, ToolCallAnnounced
+from ..stream.turn import TruncatedTurn, Turn
+from ..transport import RetryWait
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    step: int  # 1 for the answer to the user's message, then one per round of tool results
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCompleted:
+    turn: Turn
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTruncated:
+    turn: TruncatedTurn
+    message: str  # one line for the user: why nothing of this turn was kept
+
+
+@dataclass(frozen=True, slots=True)
+class CallInvalid:
+    call_id: str
+    name: str
+    error: str  # also what the model receives as the call's result
+
+
+@dataclass(frozen=True, slots=True)
+class CallDecided:
+    call_id: str
+    name: str
+    decision: Literal["approve", "deny", "edit", "cancel", "refused"]
+    by: Literal["user", "policy", "rule"]
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    status: Literal["done", "failed", "denied", "cancelled", "invalid", "interrupted"]
+    output: str  # what the model receives (already capped)
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class LoopEnded:
+    outcome: Literal["complete", "truncated", "cancelled", "max_steps"]
+    message: str = ""
+
+
+AgentEvent = (
+    TextDelta
+    | ReasoningDelta
+    | ToolCallAnnounced
+    | ToolArgumentsReceived
+    | RetryWait
+    | TurnStarted
+    | TurnCompleted
+    | TurnTruncated
+    | CallInvalid
+    | CallDecided
+    | ToolStarted
+    | ToolFinished
+    | Notice
+    | LoopEnded
+)
+
+_TYPE_NAMES: dict[type, str] = {
+    TextDelta: "text",
+    ReasoningDelta: "reasoning",
+    ToolCallAnnounced: "tool_call_announced",
+    ToolArgumentsReceived: "tool_arguments_received",
+    RetryWait: "retry_wait",
+    TurnStarted: "turn_started",
+    TurnCompleted: "turn_completed",
+    TurnTruncated: "turn_truncated",
+    CallInvalid: "call_invalid",
+    CallDecided: "call_decided",
+    ToolStarted: "tool_started",
+    ToolFinished: "tool_finished",
+    Notice: "notice",
+    LoopEnded: "loop_ended",
+}
+
+
+def event_to_json(event: AgentEvent) -> dict[str, Any]:
+    """One flat JSON object per event, with a "type"; turns use the parse command's shape."""
+    out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
+    if isinstance(event, TurnCompleted | TurnTruncated):
+        out["turn"] = event.turn.to_dict()
+        if isinstance(event, TurnTruncated):
+            out["message"] = event.message
+        return out
+    out.update(dataclasses.asdict(event))
+    return out

@@ -1,0 +1,278 @@
+"""The agent loop: send -> stream -> complete turn -> validate -> ask -> run -> send results.
+
+``Agent.send(text)`` is an async iterator of AgentEvents for one user message, until the model
+answers without calls, a turn is truncated, the user cancels, or the auto-approve step limit is
+reached. A truncated turn leaves only a diagnostic record; the conversation stays at the last
+complete turn and the user's message can be retried (sent once more, not duplicated) or withdrawn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import httpx
+
+from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..providers import RequestSettings, ToolSchema, request_builder
+from ..session.records import (
+    AssistantRecord,
+    RawEvent,
+    ToolCallRecord,
+    TruncatedRecord,
+    UserRecord,
+    WithdrawRecord,
+)
+from ..stream.events import TextDelta
+from ..stream.progress import Progress, ToolCallAnnounced
+from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
+from ..transport import RetryWait, StreamLimits, stream_turn
+from .calls import CallRunner
+from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
+from .recorder import SessionRecorder
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSettings:
+    max_auto_steps: int = 25
+    tool_output_cap: int = 64 * 1024
+    max_argument_bytes: int = 1_000_000
+    limits: StreamLimits = field(default_factory=StreamLimits)
+
+
+class Agent:
+    """One conversation with one provider profile. Not thread-safe; one ``send`` at a time."""
+
+    def __init__(
+        self,
+        *,
+        protocol: str,
+        provider: str,
+        request: RequestSettings,
+        client: httpx.AsyncClient,
+        calls: CallRunner,
+        tools: list[ToolSchema],
+        recorder: SessionRecorder,
+        settings: LoopSettings | None = None,
+        history: list[Message] | None = None,
+    ) -> None:
+        self.protocol = protocol
+        self.provider = provider
+        self.request = request
+        self.client = client
+        self.calls = calls
+        self.tools = tools
+        self.recorder = recorder
+        self.settings = settings or LoopSettings()
+        self.messages: list[Message] = list(history or [])
+        self._stream_task: asyncio.Task[TurnResult] | None = None
+        self._cancelled = False
+
+    # -- what the user can do -------------------------------------------------------------
+
+    async def send(self, text: str) -> AsyncIterator[AgentEvent]:
+        """Send a user message and run the loop until it needs the user again."""
+        self.messages.append(UserMessage(text))
+        self.recorder.append(UserRecord(ts=time.time(), text=text), sync=True)
+        async for event in self._loop():
+            yield event
+
+    def pending_user_message(self) -> str | None:
+        """The user's last message when no complete turn answered it (it can be retried)."""
+        if self.messages and isinstance(self.messages[-1], UserMessage):
+            return self.messages[-1].text
+        return None
+
+    async def retry(self) -> AsyncIterator[AgentEvent]:
+        """Send the unanswered user message again (it stays in history once)."""
+        if self.pending_user_message() is None:
+            yield Notice("there is no unanswered message to retry", "warning")
+            return
+        async for event in self._loop():
+            yield event
+
+    def withdraw(self) -> str | None:
+        """Take back the unanswered user message; returns its text."""
+        text = self.pending_user_message()
+        if text is not None:
+            self.messages.pop()
+            self.recorder.append(WithdrawRecord(ts=time.time()), sync=True)
+        return text
+
+    def cancel(self) -> None:
+        """Esc: stop the stream at once (its turn is discarded), or stop the running tools."""
+        self._cancelled = True
+        if self._stream_task is not None:
+            self._stream_task.cancel()
+        self.calls.cancel()
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def _loop(self) -> AsyncIterator[AgentEvent]:
+        self._cancelled = False
+        self.calls.cancel_requested = False
+        auto_steps = 0
+        step = 0
+        while True:
+            step += 1
+            yield TurnStarted(step)
+            result: TurnResult | None = None
+            async for item in self._stream():
+                if isinstance(item, Turn | TruncatedTurn):
+                    result = item
+                else:
+                    yield item
+            assert result is not None
+            if isinstance(result, TruncatedTurn):
+                message = result.describe()
+                yield TurnTruncated(result, message)
+                yield LoopEnded("cancelled" if self._cancelled else "truncated", message)
+                return
+            yield TurnCompleted(result)
+            if not result.tool_calls:
+                yield LoopEnded("complete")
+                return
+            events: list[AgentEvent] = []
+            round_task = asyncio.ensure_future(
+                self.calls.run_round(result.tool_calls, events.append)
+            )
+            while not round_task.done():
+                await asyncio.wait({round_task}, timeout=0.05)
+                while events:
+                    yield events.pop(0)
+            round_ = round_task.result()
+            while events:
+                yield events.pop(0)
+            for call_result in round_.results:
+                self.messages.append(
+                    ToolResultMessage(
+                        call_result.call.id,
+                        call_result.call.name,
+                        call_result.output,
+                        call_result.is_error,
+                    )
+                )
+            if round_.cancelled:
+                message = "cancelled by user: the model was not sent the results; waiting for you"
+                yield LoopEnded("cancelled", message)
+                return
+            auto_steps = 0 if round_.asked_user else auto_steps + 1
+            if auto_steps >= self.settings.max_auto_steps:
+                message = (
+                    f"stopped after {auto_steps} auto-approved steps in a row "
+                    "(max_auto_steps); send a message to go on"
+                )
+                yield Notice(message, "warning")
+                yield LoopEnded("max_steps", message)
+                return
+
+    async def _stream(self) -> AsyncIterator[AgentEvent | Turn | TruncatedTurn]:
+        build = request_builder(self.protocol)
+        request = build(self.messages, self.tools, self.request)
+        queue: asyncio.Queue[list[Progress] | RetryWait] = asyncio.Queue()
+        raw: list[RawEvent] = []
+        text: list[str] = []
+        announced: dict[int, ToolCallAnnounced] = {}
+
+        def record(t: float, event: str, data: str) -> None:
+            raw.append(RawEvent(t=round(t, 4), event=event, data=data))
+
+        task = asyncio.ensure_future(
+            stream_turn(
+                self.client,
+                request,
+                self.protocol,
+                self.provider,
+                limits=self.settings.limits,
+                on_progress=queue.put_nowait,
+                on_retry=queue.put_nowait,
+                record=record,
+            )
+        )
+        self._stream_task = task
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                batches = [getter.result()] if getter in done else []
+                while not queue.empty():
+                    batches.append(queue.get_nowait())
+                for batch in batches:
+                    for item in batch if isinstance(batch, list) else [batch]:
+                        if isinstance(item, TextDelta):
+                            text.append(item.text)
+                        elif isinstance(item, ToolCallAnnounced):
+                            announced[item.position] = item
+                        yield item
+                if task in done:
+                    break
+            try:
+                result = task.result()
+            except asyncio.CancelledError:
+                pending = tuple(PendingCall(c.call_id, c.name) for c in announced.values())
+                result = TruncatedTurn(
+                    "cut", "".join(text), "", pending, None, None, "cancelled by user"
+                )
+        finally:
+            self._stream_task = None
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._keep(result, raw)
+        yield result
+
+    def _keep(self, result: TurnResult, raw: list[RawEvent]) -> None:
+        """A complete turn joins the conversation; a truncated one leaves only a diagnostic."""
+        model = self.request.model
+        if isinstance(result, Turn):
+            self.messages.append(
+                AssistantMessage(
+                    self.protocol,
+                    result.text,
+                    result.tool_calls,
+                    result.reasoning,
+                    result.response_id,
+                    tuple((e.event, e.data) for e in raw),
+                )
+            )
+            self.recorder.append(
+                AssistantRecord(
+                    ts=time.time(),
+                    protocol=self.protocol,
+                    model=model,
+                    text=result.text,
+                    reasoning=result.reasoning,
+                    tool_calls=[
+                        ToolCallRecord(
+                            id=c.id, name=c.name, arguments=c.arguments, synthetic_id=c.synthetic_id
+                        )
+                        for c in result.tool_calls
+                    ],
+                    stop_reason=result.stop_reason,
+                    usage=result.usage,
+                    response_id=result.response_id,
+                    raw=raw,
+                ),
+                sync=True,
+            )
+        else:
+            self.recorder.append(
+                TruncatedRecord(
+                    ts=time.time(),
+                    protocol=self.protocol,
+                    model=model,
+                    reason=result.reason,
+                    error=result.error,
+                    stop_reason=result.stop_reason,
+                    text=result.text,
+                    pending_calls=[c.to_dict() for c in result.pending_calls],
+                    raw=raw,
+                ),
+                sync=True,
+            )

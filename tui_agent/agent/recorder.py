@@ -1,0 +1,26 @@
+"""Where the loop writes its records: a session writer, or nowhere (tests, replays)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..session.records import Record
+
+
+class RecordWriter(Protocol):
+    def append(self, record: Any, *, sync: bool = False) -> None: ...
+
+
+class SessionRecorder:
+    def __init__(self, writer: RecordWriter | None = None) -> None:
+        self.writer = writer
+
+    def append(self, record: Record, *, sync: bool = False) -> None:
+        if self.writer is not None:
+            self.writer.append(record, sync=sync)
+
+    @property
+    def warning(self) -> str | None:
+        """Set when the session can no longer be written and lives in memory only."""
+        degraded = getattr(self.writer, "degraded", None)
+        return degraded if isinstance(degraded, str) and degraded else None

@@ -1,0 +1,103 @@
+"""streamGenerateContent requests. The model's parts go back as sent (thought signatures
+byte-exact); a call streamed as partialArgs goes back whole, with its rebuilt arguments.
+Results are functionResponse parts; an id we made up is never sent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..request import ProviderRequest, RequestSettings, ToolSchema, arguments_object, sse_payloads
+
+
+def model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The model content's parts, rebuilt from its stream when it came from Gemini."""
+    calls = list(message.tool_calls)
+    if message.protocol == "gemini" and message.raw:
+        parts: list[dict[str, Any]] = []
+        position = 0
+        for payload in sse_payloads(message.raw):
+            candidates = payload.get("candidates")
+            if not isinstance(candidates, list) or not candidates:
+                continue
+            content = candidates[0].get("content") if isinstance(candidates[0], dict) else None
+            for part in content.get("parts", []) if isinstance(content, dict) else []:
+                if not isinstance(part, dict):
+                    continue
+                call = part.get("functionCall")
+                if isinstance(call, dict):
+                    if not call.get("name"):
+                        continue  # a partialArgs piece or the closing {}: the call is rebuilt
+                    rebuilt = dict(part)
+                    if position < len(calls):
+                        rebuilt["functionCall"] = _function_call(calls[position])
+                    position += 1
+                    parts.append(rebuilt)
+                elif part.get("text") or part.get("thoughtSignature"):
+                    parts.append(part)
+        if parts:
+            return parts
+    fallback: list[dict[str, Any]] = [{"text": message.text}] if message.text else []
+    return fallback + [{"functionCall": _function_call(call)} for call in calls]
+
+
+def _function_call(call: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": call.name, "args": arguments_object(call.arguments)}
+    if not call.synthetic_id:
+        out["id"] = call.id
+    return out
+
+
+def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    contents: list[dict[str, Any]] = []
+    synthetic: set[str] = set()
+
+    def user_parts() -> list[dict[str, Any]]:
+        if not contents or contents[-1]["role"] != "user":
+            contents.append({"role": "user", "parts": []})
+        parts: list[dict[str, Any]] = contents[-1]["parts"]
+        return parts
+
+    for message in messages:
+        if isinstance(message, UserMessage):
+            user_parts().append({"text": message.text})
+        elif isinstance(message, AssistantMessage):
+            synthetic |= {c.id for c in message.tool_calls if c.synthetic_id}
+            parts = model_parts(message)
+            if parts:
+                contents.append({"role": "model", "parts": parts})
+        elif isinstance(message, ToolResultMessage):
+            key = "error" if message.is_error else "output"
+            response: dict[str, Any] = {"name": message.name, "response": {key: message.output}}
+            if message.call_id not in synthetic:
+                response["id"] = message.call_id
+            user_parts().append({"functionResponse": response})
+    return contents
+
+
+def build_request(
+    messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
+) -> ProviderRequest:
+    body: dict[str, Any] = {"contents": _contents(messages)}
+    if settings.system:
+        body["systemInstruction"] = {"parts": [{"text": settings.system}]}
+    if tools:
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": t.name,
+                        "description": t.description,
+                        "parametersJsonSchema": t.parameters,
+                    }
+                    for t in tools
+                ]
+            }
+        ]
+    body.update(settings.options)
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if settings.api_key:
+        headers["x-goog-api-key"] = settings.api_key
+    url = f"{settings.base_url}/v1beta/models/{settings.model}:streamGenerateContent?alt=sse"
+    return ProviderRequest(url, headers, body)

@@ -1,0 +1,115 @@
+"""Interactions API requests. Stateless by default: the history as steps (user input, the
+model's own steps with their signatures, function calls, function results). A stateful profile
+sends ``previous_interaction_id`` and only the new steps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..request import ProviderRequest, RequestSettings, ToolSchema, arguments_object, sse_payloads
+
+
+def model_steps(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The model's steps, rebuilt from its stream when it came from the Interactions API."""
+    calls = {call.id: call for call in message.tool_calls}
+    if message.protocol == "gemini-interactions" and message.raw:
+        steps: dict[int, dict[str, Any]] = {}
+        for payload in sse_payloads(message.raw):
+            kind, index = payload.get("event_type"), payload.get("index")
+            if not isinstance(index, int):
+                continue
+            if kind == "step.start" and isinstance(payload.get("step"), dict):
+                steps[index] = dict(payload["step"])
+            elif kind == "step.delta" and index in steps and isinstance(payload.get("delta"), dict):
+                _apply_delta(steps[index], payload["delta"])
+        out = []
+        for index in sorted(steps):
+            step = steps[index]
+            if step.get("type") == "function_call" and step.get("id") in calls:
+                step["arguments"] = arguments_object(calls[step["id"]].arguments)
+            out.append(step)
+        if out:
+            return out
+    fallback: list[dict[str, Any]] = []
+    if message.text:
+        fallback.append(
+            {"type": "model_output", "content": [{"type": "text", "text": message.text}]}
+        )
+    for call in message.tool_calls:
+        fallback.append(
+            {
+                "type": "function_call",
+                "id": call.id,
+                "name": call.name,
+                "arguments": arguments_object(call.arguments),
+            }
+        )
+    return fallback
+
+
+def _apply_delta(step: dict[str, Any], delta: dict[str, Any]) -> None:
+    kind = delta.get("type")
+    if kind == "text":
+        content = step.setdefault("content", [])
+        if content and content[-1].get("type") == "text":
+            content[-1]["text"] += str(delta.get("text", ""))
+        else:
+            content.append({"type": "text", "text": str(delta.get("text", ""))})
+    elif kind == "thought_signature":
+        step["signature"] = str(delta.get("signature", ""))
+    elif kind == "thought_summary":
+        step.setdefault("summary", []).append(delta.get("content", delta.get("text")))
+
+
+def _steps(message: Message) -> list[dict[str, Any]]:
+    if isinstance(message, UserMessage):
+        return [{"type": "user_input", "content": [{"type": "text", "text": message.text}]}]
+    if isinstance(message, AssistantMessage):
+        return model_steps(message)
+    assert isinstance(message, ToolResultMessage)
+    return [
+        {
+            "type": "function_result",
+            "call_id": message.call_id,
+            "name": message.name,
+            "result": message.output,
+            "is_error": message.is_error,
+        }
+    ]
+
+
+def build_request(
+    messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
+) -> ProviderRequest:
+    body: dict[str, Any] = {"model": settings.model, "stream": True}
+    history = list(messages)
+    if settings.stateful:
+        last = max(
+            (i for i, m in enumerate(history) if isinstance(m, AssistantMessage)), default=None
+        )
+        previous = history[last] if last is not None else None
+        if isinstance(previous, AssistantMessage) and previous.response_id and last is not None:
+            body["previous_interaction_id"] = previous.response_id
+            history = history[last + 1 :]
+    else:
+        body["store"] = False
+    body["input"] = [step for message in history for step in _steps(message)]
+    if settings.system:
+        body["system_instruction"] = settings.system
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+            }
+            for t in tools
+        ]
+    body.update(settings.options)
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if settings.api_key:
+        headers["x-goog-api-key"] = settings.api_key
+    return ProviderRequest(f"{settings.base_url}/v1beta/interactions", headers, body)

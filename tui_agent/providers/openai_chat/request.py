@@ -1,0 +1,64 @@
+"""Chat Completions requests: the whole conversation as messages, tool results as role "tool"."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..request import ProviderRequest, RequestSettings, ToolSchema
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+    if message.tool_calls:
+        # A made-up id still has to pair each call with its result inside our own request.
+        out["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in message.tool_calls
+        ]
+    return out
+
+
+def build_request(
+    messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
+) -> ProviderRequest:
+    wire: list[dict[str, Any]] = []
+    if settings.system:
+        wire.append({"role": "system", "content": settings.system})
+    for message in messages:
+        if isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": message.text})
+        elif isinstance(message, AssistantMessage):
+            wire.append(_assistant(message))
+        elif isinstance(message, ToolResultMessage):
+            wire.append(
+                {"role": "tool", "tool_call_id": message.call_id, "content": message.output}
+            )
+    body: dict[str, Any] = {
+        "model": settings.model,
+        "messages": wire,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in tools
+        ]
+    body.update(settings.options)
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if settings.api_key:
+        headers["authorization"] = f"Bearer {settings.api_key}"
+    return ProviderRequest(f"{settings.base_url}/chat/completions", headers, body)

@@ -1,0 +1,97 @@
+"""Responses API requests. Stateless by default: the model's own output items go back as input
+(reasoning items with their encrypted content byte-exact), results as function_call_output
+under ``call_id``. A stateful profile sends ``previous_response_id`` and only what is new."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...conversation import AssistantMessage, Message, UserMessage
+from ..request import ProviderRequest, RequestSettings, ToolSchema, sse_payloads
+
+_TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+
+
+def output_items(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The output items of a recorded response, as the API wants them back as input."""
+    if message.protocol == "openai-responses" and message.raw:
+        done: dict[int, dict[str, Any]] = {}
+        final: list[dict[str, Any]] = []
+        for payload in sse_payloads(message.raw):
+            kind = payload.get("type")
+            item = payload.get("item")
+            if kind == "response.output_item.done" and isinstance(item, dict):
+                index = payload.get("output_index")
+                done[index if isinstance(index, int) else len(done)] = item
+            elif kind in _TERMINAL:
+                response = payload.get("response")
+                output = response.get("output") if isinstance(response, dict) else None
+                if isinstance(output, list) and output:
+                    final = [i for i in output if isinstance(i, dict)]
+        items = final or [done[k] for k in sorted(done)]
+        if items:
+            return items
+    items = []
+    if message.text:
+        items.append(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": message.text}],
+            }
+        )
+    for call in message.tool_calls:
+        items.append(
+            {
+                "type": "function_call",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": call.arguments,
+            }
+        )
+    return items
+
+
+def _input_item(message: Message) -> list[dict[str, Any]]:
+    if isinstance(message, UserMessage):
+        return [{"role": "user", "content": message.text}]
+    if isinstance(message, AssistantMessage):
+        return output_items(message)
+    return [{"type": "function_call_output", "call_id": message.call_id, "output": message.output}]
+
+
+def build_request(
+    messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
+) -> ProviderRequest:
+    body: dict[str, Any] = {"model": settings.model, "stream": True}
+    history = list(messages)
+    if settings.stateful:
+        last = max(
+            (i for i, m in enumerate(history) if isinstance(m, AssistantMessage)), default=None
+        )
+        if last is not None:
+            previous = history[last]
+            assert isinstance(previous, AssistantMessage)
+            if previous.protocol == "openai-responses" and previous.response_id:
+                body["previous_response_id"] = previous.response_id
+                history = history[last + 1 :]
+    body["input"] = [item for message in history for item in _input_item(message)]
+    if settings.system:
+        body["instructions"] = settings.system
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+                "strict": False,
+            }
+            for t in tools
+        ]
+    body.update(settings.options)
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if settings.api_key:
+        headers["authorization"] = f"Bearer {settings.api_key}"
+    return ProviderRequest(f"{settings.base_url}/responses", headers, body)

@@ -1,0 +1,61 @@
+"""What every protocol's request builder takes and returns."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..stream.jsonparse import loads
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSchema:
+    """A tool as the provider sees it: name, description, JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSettings:
+    model: str
+    base_url: str
+    api_key: str | None = field(default=None, repr=False)
+    system: str | None = None
+    max_tokens: int = 8192
+    options: dict[str, Any] = field(default_factory=dict)  # merged into the body as given
+    stateful: bool = False  # previous_response_id / previous_interaction_id where offered
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRequest:
+    url: str
+    headers: dict[str, str] = field(repr=False)
+    body: dict[str, Any]
+
+    def content(self) -> bytes:
+        return json.dumps(self.body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def arguments_object(arguments: str) -> dict[str, Any]:
+    """A call's arguments as an object for protocols that send objects back; {} if unusable."""
+    try:
+        value = loads(arguments)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def sse_payloads(raw: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    """The JSON objects of recorded SSE events, skipping what is not a JSON object."""
+    out = []
+    for _event, data in raw:
+        try:
+            value = loads(data)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out

@@ -1,0 +1,58 @@
+"""When to try a request again, and how long to wait: only before a response has started."""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+RETRYABLE_STATUS = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_retries: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0  # for our own backoff
+    max_retry_after_s: float = 60.0  # a server's retry-after is honoured up to this
+
+    def delay(
+        self,
+        attempt: int,
+        headers: Mapping[str, str] | None = None,
+        rng: random.Random | None = None,
+    ) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        asked = retry_after_seconds(headers) if headers is not None else None
+        if asked is not None:
+            return min(asked, self.max_retry_after_s)
+        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        return float(backoff * (0.5 + (rng or random).random() / 2))  # jitter: 50-100% of it
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """What ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date) asks for, if sane."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return value
+    text = headers.get("retry-after")
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+        value = when.timestamp() - (time.time() if now is None else now)
+        return max(0.0, value)
+    return value if math.isfinite(value) and value >= 0 else None

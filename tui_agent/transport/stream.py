@@ -1,0 +1,164 @@
+"""One provider turn over HTTP: send, retry before the first byte, stream, decode, record.
+
+A response that has started streaming is never sent again: a cut, an idle stall past the
+watchdog or the turn deadline end the turn as truncated. Cancelling the task that runs
+``stream_turn`` closes the response at once (the CancelledError propagates).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from ..providers import ProviderRequest
+from ..stream.assembler import TurnAssembler
+from ..stream.events import StreamFailure
+from ..stream.progress import Progress
+from ..stream.turn import TruncatedTurn, TurnResult
+from ..turn_reader import TurnReader
+from .errors import describe_http_error
+from .retry import RETRYABLE_STATUS, RetryPolicy
+
+_ERROR_BODY_LIMIT = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    idle_timeout_s: float = 90.0
+    turn_deadline_s: float = 600.0
+    connect_timeout_s: float = 15.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryWait:
+    """Shown to the user: we wait ``seconds`` before attempt ``attempt``, because of ``why``."""
+
+    seconds: float
+    attempt: int
+    why: str
+
+
+RawSink = Callable[[float, str, str], None]
+
+
+def _failed(message: str) -> TurnResult:
+    assembler = TurnAssembler()
+    assembler.feed(StreamFailure("error", message))
+    return assembler.finish()
+
+
+async def stream_turn(
+    client: httpx.AsyncClient,
+    request: ProviderRequest,
+    protocol: str,
+    provider: str,
+    *,
+    limits: StreamLimits,
+    on_progress: Callable[[list[Progress]], None],
+    on_retry: Callable[[RetryWait], None],
+    record: RawSink,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> TurnResult:
+    """Run one turn; always returns its result (HTTP failures are truncated turns)."""
+    secret = request.headers.get("authorization", "").removeprefix("Bearer ") or (
+        request.headers.get("x-api-key") or request.headers.get("x-goog-api-key")
+    )
+    timeout = httpx.Timeout(
+        connect=limits.connect_timeout_s, read=limits.idle_timeout_s, write=30.0, pool=30.0
+    )
+    started = time.monotonic()
+    attempt = 0
+    try:
+        async with asyncio.timeout(limits.turn_deadline_s):
+            while True:
+                attempt += 1
+                try:
+                    async with client.stream(
+                        "POST",
+                        request.url,
+                        headers=request.headers,
+                        content=request.content(),
+                        timeout=timeout,
+                    ) as response:
+                        if response.status_code == 200:
+                            return await _read_stream(
+                                response, protocol, started, on_progress, record
+                            )
+                        body = await _read_error_body(response)
+                        message = describe_http_error(provider, response.status_code, body, secret)
+                        if (
+                            response.status_code not in RETRYABLE_STATUS
+                            or attempt > limits.retry.max_retries
+                        ):
+                            return _failed(message)
+                        wait = limits.retry.delay(attempt, response.headers)
+                        why = f"HTTP {response.status_code}"
+                except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                    if attempt > limits.retry.max_retries:
+                        return _failed(f"{provider}: cannot connect: {_plain(exc, secret)}")
+                    wait, why = limits.retry.delay(attempt), "cannot connect"
+                on_retry(RetryWait(wait, attempt + 1, why))
+                await sleep(wait)
+    except TimeoutError:
+        return _failed(f"{provider}: the turn passed its deadline of {limits.turn_deadline_s:g} s")
+    except httpx.HTTPError as exc:  # pool, write or protocol errors before the stream began
+        return _failed(f"{provider}: request failed: {_plain(exc, secret)}")
+
+
+async def _read_stream(
+    response: httpx.Response,
+    protocol: str,
+    started: float,
+    on_progress: Callable[[list[Progress]], None],
+    record: RawSink,
+) -> TurnResult:
+    reader = TurnReader(protocol, lambda name, data: record(time.monotonic() - started, name, data))
+    try:
+        async for chunk in response.aiter_bytes():
+            progress = reader.feed(chunk)
+            if progress:
+                on_progress(progress)
+            if reader.ended:
+                break
+    except httpx.ReadTimeout:
+        return _cut(reader.close(), "no data from the provider within the idle timeout")
+    except httpx.HTTPError as exc:
+        return _cut(reader.close(), f"the connection broke: {type(exc).__name__}")
+    return reader.close()
+
+
+def _cut(result: TurnResult, why: str) -> TurnResult:
+    if isinstance(result, TruncatedTurn) and result.error is None:
+        return TruncatedTurn(
+            result.reason,
+            result.text,
+            result.reasoning,
+            result.pending_calls,
+            result.stop_reason,
+            result.usage,
+            why,
+            result.response_id,
+        )
+    return result
+
+
+async def _read_error_body(response: httpx.Response) -> bytes:
+    body = b""
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= _ERROR_BODY_LIMIT:
+                break
+    except httpx.HTTPError:
+        pass
+    return body[:_ERROR_BODY_LIMIT]
+
+
+def _plain(exc: Exception, secret: str | None) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.replace(secret, "[REDACTED]") if secret else text
