@@ -91,7 +91,7 @@ def chat_stream(chunks: Iterable[bytes]) -> Iterator[Any]:
     """``client.chat.completions.stream(...)`` over ``chunks``, entered."""
     client = openai_client(chunks)
     with client.chat.completions.stream(
-        model="gpt-4o", messages=[{"role": "user", "content": "hi"}]
+        model="differential-test", messages=[{"role": "user", "content": "hi"}]
     ) as stream:
         yield stream
 
@@ -100,7 +100,7 @@ def chat_stream(chunks: Iterable[bytes]) -> Iterator[Any]:
 def responses_stream(chunks: Iterable[bytes]) -> Iterator[Any]:
     """``client.responses.stream(...)`` over ``chunks``, entered."""
     client = openai_client(chunks)
-    with client.responses.stream(model="gpt-4o", input="hi") as stream:
+    with client.responses.stream(model="differential-test", input="hi") as stream:
         yield stream
 
 
@@ -109,7 +109,7 @@ def messages_stream(chunks: Iterable[bytes]) -> Iterator[Any]:
     """``client.messages.stream(...)`` over ``chunks``, entered."""
     client = anthropic_client(chunks)
     with client.messages.stream(
-        model="claude-sonnet-4-5", max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
+        model="differential-test", max_tokens=1024, messages=[{"role": "user", "content": "hi"}]
     ) as stream:
         yield stream
 

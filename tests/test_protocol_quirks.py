@@ -272,3 +272,15 @@ def test_unknown_events_and_fields_are_ignored() -> None:
             for line in build(ops).replace(b"\n\n", b"\n\n\x00").split(b"\x00")
         )
         assert assemble(protocol, [noisy]).to_dict() == plain, protocol
+
+
+def test_chat_two_indexes_with_the_same_id_stay_two_calls() -> None:
+    def frag(index: int, name: str, args: str) -> dict[str, Any]:
+        tool = {"index": index, "id": "call_same", "function": {"name": name, "arguments": args}}
+        return chunk({"tool_calls": [tool]})
+
+    body = sse(frag(0, "a", '{"x":1}'), frag(1, "b", '{"y":2}'), chunk({}, "tool_calls"), "[DONE]")
+    assert calls(assemble("openai-chat", [body])) == [
+        ("call_same", "a", '{"x":1}'),
+        ("call_same", "b", '{"y":2}'),
+    ]

@@ -131,7 +131,7 @@ class ChatCompletionsDecoder(StreamDecoder):
         if isinstance(index, int) and not isinstance(index, bool):
             key = self._by_index.get(index)
             if key is None:
-                return self._by_id.get(call_id) if call_id else None
+                return None  # a new index is a new call, even if a server reuses an id
             known = self._ids.get(key, "")
             if call_id and known and call_id != known:
                 # SGLang: another call on the same index, told apart only by its id.
