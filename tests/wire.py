@@ -3,7 +3,8 @@
 A script is a list of ops: ("text", s), ("reasoning", s), ("call", i, call_id, name),
 ("args", i, fragment), ("close", i). The op order is the order on the wire, so interleaving
 parallel calls is just interleaving ops. Each builder ends the body with its protocol's
-terminal event (unless ``terminal=False``) carrying ``stop`` as the stop reason.
+terminal event (unless ``terminal=False``) carrying ``stop`` as the stop reason. ``head()`` renders
+a stream still running (no stop, no terminal) and ``error_event()`` a protocol's mid-stream error.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def chat(ops: Sequence[Op], stop: str | None = "tool_calls", terminal: bool = Tr
     return "".join(out).encode()
 
 
-def anthropic(ops: Sequence[Op], stop: str = "tool_use", terminal: bool = True) -> bytes:
+def anthropic(ops: Sequence[Op], stop: str | None = "tool_use", terminal: bool = True) -> bytes:
+    """``stop=None`` leaves out the message_delta that carries the stop reason."""
     out = [
         _sse(
             {
@@ -125,16 +127,17 @@ def anthropic(ops: Sequence[Op], stop: str = "tool_use", terminal: bool = True) 
             out.append(
                 _sse({"type": "content_block_stop", "index": op[1] + 2}, "content_block_stop")
             )
-    out.append(
-        _sse(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop},
-                "usage": {"output_tokens": 9},
-            },
-            "message_delta",
+    if stop is not None:
+        out.append(
+            _sse(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop},
+                    "usage": {"output_tokens": 9},
+                },
+                "message_delta",
+            )
         )
-    )
     if terminal:
         out.append(_sse({"type": "message_stop"}, "message_stop"))
     return "".join(out).encode()
@@ -312,3 +315,32 @@ BUILDERS = {
     "gemini-interactions": interactions,
     "gemini": gemini,
 }
+
+
+def head(protocol: str, ops: Sequence[Op]) -> bytes:
+    """The body of ``ops`` with no stop reason and no terminal event: a stream still running."""
+    if protocol in ("openai-chat", "anthropic"):
+        return BUILDERS[protocol](ops, stop=None, terminal=False)
+    return BUILDERS[protocol](ops, terminal=False)
+
+
+def error_event(protocol: str, message: str) -> bytes:
+    """The protocol's mid-stream error, as sent after a 200 OK (and what follows it)."""
+    if protocol == "openai-chat":  # OpenAI: a data chunk with an error key; no [DONE] follows
+        out = _sse({"error": {"message": message, "type": "server_error", "code": None}})
+    elif protocol == "openai-responses":  # nested error, then response.failed
+        error = {"type": "server_error", "code": "server_error", "message": message}
+        failed = {"id": "resp_test", "status": "failed", "error": error}
+        out = _sse({"type": "error", "error": {**error, "param": None}}, "error") + _sse(
+            {"type": "response.failed", "response": failed}, "response.failed"
+        )
+    elif protocol == "anthropic":
+        out = _sse(
+            {"type": "error", "error": {"type": "overloaded_error", "message": message}}, "error"
+        )
+    elif protocol == "gemini-interactions":
+        error = {"code": "internal", "message": message}
+        out = _sse({"error": error, "event_type": "error"}, "error")
+    else:  # gemini has no defined SSE error event; this is its HTTP error JSON as a data chunk
+        out = _sse({"error": {"code": 500, "message": message, "status": "INTERNAL"}})
+    return out.encode()

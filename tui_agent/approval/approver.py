@@ -1,0 +1,66 @@
+"""The face the agent loop asks for decisions, and the approver of ``tui-agent run``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .decision import Decision, deny
+from .policy import ApprovalMode
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One tool call waiting for a decision: call ``position`` of ``total`` in this turn.
+
+    ``canonical`` is the exact text shown to the user (what runs); ``digest`` identifies it so a
+    decision can be checked against what was shown.
+    """
+
+    call_id: str
+    tool_name: str
+    risk: str
+    arguments: Mapping[str, Any]
+    canonical: str
+    digest: str
+    position: int
+    total: int
+
+
+class Approver(Protocol):
+    """Anything that can answer approval requests: the app's prompt, a test, a headless run."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision: ...
+
+
+# ``tui-agent run --approve X``: the policy mode each value means.
+HEADLESS_MODES: dict[str, ApprovalMode] = {
+    "never": ApprovalMode.ASK,
+    "read-only": ApprovalMode.AUTO_READ,
+    "all": ApprovalMode.AUTO_ALL,
+}
+
+
+class UnknownApproveOptionError(ValueError):
+    """``--approve`` was given a value we do not know."""
+
+    def __init__(self, value: str) -> None:
+        known = ", ".join(HEADLESS_MODES)
+        super().__init__(f"unknown --approve value {value!r}; use one of: {known}")
+
+
+class HeadlessApprover:
+    """Nobody is there to ask: whatever the policy did not approve is denied, and the model told.
+
+    Build the policy with ``mode`` so that allowed calls never reach ``decide``.
+    """
+
+    def __init__(self, approve: str) -> None:
+        if approve not in HEADLESS_MODES:
+            raise UnknownApproveOptionError(approve)
+        self.approve = approve
+        self.mode = HEADLESS_MODES[approve]
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        return deny(f"not approved: tui-agent run was started with --approve {self.approve}")

@@ -1,0 +1,149 @@
+"""Rules the user chose to keep: which tool calls no longer need a question.
+
+``run_command`` is never allowed as a whole tool: pressing "t" on it remembers the exact command
+line (``AllowCommand``), and a prefix rule (``AllowCommandPrefix``) covers a simple command starting
+with the given words. Use approval mode ``auto-all`` to allow every command.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .shell_words import is_compound_command, prefix_matches
+
+SHELL_TOOL = "run_command"
+COMMAND_ARGUMENT = "command"  # the run_command argument that holds the command line
+
+
+class RuleError(ValueError):
+    """A rule that cannot be kept, with the reason written for the user."""
+
+
+@dataclass(frozen=True)
+class AllowTool:
+    """Every call of one tool (any tool but run_command)."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise RuleError("a tool rule needs a tool name")
+        if self.name == SHELL_TOOL:
+            raise RuleError(
+                f"{SHELL_TOOL} cannot be allowed as a whole: allow an exact command or a command "
+                "prefix instead, or switch to approval mode auto-all"
+            )
+
+    def describe(self) -> str:
+        return f"always allow {self.name}"
+
+    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
+        return tool_name == self.name
+
+
+@dataclass(frozen=True)
+class AllowCommand:
+    """run_command with exactly this command line (byte for byte, whitespace included)."""
+
+    command: str
+
+    def __post_init__(self) -> None:
+        if not self.command.strip():
+            raise RuleError("a command rule needs a command")
+
+    def describe(self) -> str:
+        return f"always allow {SHELL_TOOL} for exactly this command: {self.command}"
+
+    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
+        return tool_name == SHELL_TOOL and arguments.get(COMMAND_ARGUMENT) == self.command
+
+
+@dataclass(frozen=True)
+class AllowCommandPrefix:
+    """run_command with a simple command (no chaining, pipes, redirection) starting with words."""
+
+    words: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.words or not all(self.words):
+            raise RuleError("a command prefix rule needs at least one non-empty word")
+        if is_compound_command(self.text):
+            raise RuleError(
+                f"the command prefix {self.text!r} contains shell operators; a prefix must be "
+                "plain words such as: git status"
+            )
+
+    @classmethod
+    def parse(cls, text: str) -> AllowCommandPrefix:
+        """A prefix from its shell-quoted text, as written in config.toml (``"git diff"``)."""
+        if is_compound_command(text):
+            raise RuleError(
+                f"the command prefix {text!r} contains shell operators; a prefix must be "
+                "plain words such as: git status"
+            )
+        return cls(tuple(shlex.split(text)))
+
+    @property
+    def text(self) -> str:
+        """The words, shell-quoted so that ``parse`` gives them back."""
+        return shlex.join(self.words)
+
+    def describe(self) -> str:
+        return f"always allow {SHELL_TOOL} when the command starts with: {self.text}"
+
+    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
+        command = arguments.get(COMMAND_ARGUMENT)
+        return (
+            tool_name == SHELL_TOOL
+            and isinstance(command, str)
+            and prefix_matches(self.words, command)
+        )
+
+
+Rule = AllowTool | AllowCommand | AllowCommandPrefix
+
+
+def rule_for_call(tool_name: str, arguments: Mapping[str, Any]) -> Rule:
+    """The rule the "always allow this tool" key keeps: for run_command, this exact command."""
+    if tool_name == SHELL_TOOL:
+        command = arguments.get(COMMAND_ARGUMENT)
+        if not isinstance(command, str):
+            raise RuleError(f"this {SHELL_TOOL} call has no command to remember")
+        return AllowCommand(command)
+    return AllowTool(tool_name)
+
+
+class SessionRules:
+    """The rules in force for this session, in the order they were added."""
+
+    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+        self._rules: list[Rule] = []
+        for rule in rules:
+            self.add(rule)
+
+    def add(self, rule: Rule) -> None:
+        """Keep ``rule`` (a rule already kept is not added twice)."""
+        if rule not in self._rules:
+            self._rules.append(rule)
+
+    def revoke(self, rule: Rule) -> bool:
+        """Drop ``rule``; False if it was not kept."""
+        try:
+            self._rules.remove(rule)
+        except ValueError:
+            return False
+        return True
+
+    def rules(self) -> list[Rule]:
+        """A copy of the rules, oldest first (for listing them to the user)."""
+        return list(self._rules)
+
+    def matching(self, tool_name: str, arguments: Mapping[str, Any]) -> Rule | None:
+        """The first rule that allows this call, or None."""
+        for rule in self._rules:
+            if rule.matches(tool_name, arguments):
+                return rule
+        return None

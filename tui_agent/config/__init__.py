@@ -1,0 +1,46 @@
+"""config.toml: profiles, settings, saved approval rules, and choosing the profile to use."""
+
+from .errors import (
+    ConfigError,
+    ConfigFileError,
+    MissingApiKeyError,
+    MissingModelError,
+    UnknownProfileError,
+    UnknownProtocolError,
+    WorkspaceError,
+)
+from .load import default_config_path, load_config
+from .model import DEMO_PROFILE, ApprovalConfig, Config, Profile, Settings
+from .protocols import PROTOCOL_DEFAULTS, PROTOCOL_NAMES, ProtocolDefaults
+from .resolve import DEMO_MODEL, DEMO_PROTOCOL, ResolvedProfile, demo_profile, resolve_profile
+from .save import forget_rule, remember_rule, save_approval_rules
+from .workspace import resolve_workspace
+
+__all__ = [
+    "DEMO_MODEL",
+    "DEMO_PROFILE",
+    "DEMO_PROTOCOL",
+    "PROTOCOL_DEFAULTS",
+    "PROTOCOL_NAMES",
+    "ApprovalConfig",
+    "Config",
+    "ConfigError",
+    "ConfigFileError",
+    "MissingApiKeyError",
+    "MissingModelError",
+    "Profile",
+    "ProtocolDefaults",
+    "ResolvedProfile",
+    "Settings",
+    "UnknownProfileError",
+    "UnknownProtocolError",
+    "WorkspaceError",
+    "default_config_path",
+    "demo_profile",
+    "forget_rule",
+    "load_config",
+    "remember_rule",
+    "resolve_profile",
+    "resolve_workspace",
+    "save_approval_rules",
+]

@@ -1,0 +1,173 @@
+"""What config.toml may contain; every table forbids unknown keys so a typo is named.
+
+Layout: top-level ``default_profile``, then the tables ``[settings]``, ``[approval]``,
+``[profiles.NAME]`` and the list ``[[tools]]`` (kept raw; tools/user_defined.py validates it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..approval.policy import ApprovalMode
+from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
+from .errors import ConfigError
+from .protocols import check_base_url, normalize_base_url, protocol_defaults
+
+DEMO_PROFILE = "demo"  # reserved for the built-in offline model
+
+# strict: TOML already has types, so "90" for a number or "true" for a flag is a mistake to show.
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Profile(BaseModel):
+    """One way to reach a model: ``[profiles.NAME]``."""
+
+    model_config = _STRICT
+
+    protocol: str
+    model: str | None = None
+    base_url: str | None = None  # None: the protocol's official URL; stored normalized
+    # None: the protocol's default variable, and only for its official host; "": no key at all
+    api_key_env: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)  # passed to the request body as is
+    stateful: bool = False  # previous_response_id / previous_interaction_id
+    max_tokens: int | None = Field(default=None, gt=0)  # overrides settings.max_tokens
+    system_prompt: str | None = None  # overrides settings.system_prompt
+
+    @field_validator("protocol")
+    @classmethod
+    def _known_protocol(cls, value: str) -> str:
+        try:
+            protocol_defaults(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _model_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("model must not be empty")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _normalized_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalize_base_url(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _fits_protocol(self) -> Profile:
+        try:
+            if self.base_url is not None:
+                check_base_url(self.protocol, self.base_url)
+            check_stateful(self.protocol, self.stateful)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+
+def check_stateful(protocol: str, stateful: bool) -> None:
+    """ConfigError when ``stateful = true`` is asked of a protocol that cannot do it."""
+    if stateful and not protocol_defaults(protocol).stateful_capable:
+        raise ConfigError(
+            f"stateful = true needs protocol openai-responses or gemini-interactions, "
+            f"not {protocol}"
+        )
+
+
+class Settings(BaseModel):
+    """``[settings]``: limits and defaults that hold for every profile."""
+
+    model_config = _STRICT
+
+    system_prompt: str | None = None  # None: the app's built-in prompt
+    workspace: str | None = None  # None: the current directory; ~ is expanded
+    idle_timeout: float = Field(default=90.0, gt=0)  # seconds with no byte from the provider
+    turn_deadline: float = Field(default=600.0, gt=0)  # seconds for one whole model response
+    max_retries: int = Field(default=4, ge=0)  # retries of a request that failed before any byte
+    retry_max_wait: float = Field(default=30.0, gt=0)  # the cap on one wait between retries
+    tool_output_cap: int = Field(default=65536, gt=0)  # bytes of one tool's output sent back
+    max_auto_steps: int = Field(default=25, gt=0)  # auto-approved rounds before asking again
+    max_tokens: int = Field(default=8192, gt=0)  # output budget (anthropic requires one)
+
+
+class ApprovalConfig(BaseModel):
+    """``[approval]``: the starting mode and the rules saved with "saved to config"."""
+
+    model_config = _STRICT
+
+    mode: ApprovalMode = Field(default=ApprovalMode.ASK, strict=False)  # TOML gives a string
+    allowed_tools: list[str] = Field(default_factory=list)
+    allowed_commands: list[str] = Field(default_factory=list)  # exact command lines
+    allowed_command_prefixes: list[str] = Field(default_factory=list)  # shell words: "git diff"
+
+    @field_validator("allowed_tools")
+    @classmethod
+    def _tools_allowed(cls, values: list[str]) -> list[str]:
+        for name in values:
+            _rule_or_value_error(AllowTool, name)
+        return values
+
+    @field_validator("allowed_commands")
+    @classmethod
+    def _commands_allowed(cls, values: list[str]) -> list[str]:
+        for command in values:
+            _rule_or_value_error(AllowCommand, command)
+        return values
+
+    @field_validator("allowed_command_prefixes")
+    @classmethod
+    def _prefixes_parse(cls, values: list[str]) -> list[str]:
+        for text in values:
+            _rule_or_value_error(AllowCommandPrefix.parse, text)
+        return values
+
+    def rules(self) -> list[Rule]:
+        """The saved rules, ready for ``SessionRules``."""
+        rules: list[Rule] = [AllowTool(name) for name in self.allowed_tools]
+        rules += [AllowCommand(command) for command in self.allowed_commands]
+        rules += [AllowCommandPrefix.parse(text) for text in self.allowed_command_prefixes]
+        return rules
+
+
+def _rule_or_value_error(make: Any, value: str) -> None:
+    # pydantic reports a ValueError with the key path, which is what the user needs to see.
+    try:
+        make(value)
+    except RuleError as exc:
+        raise ValueError(str(exc)) from None
+
+
+class Config(BaseModel):
+    """The whole of config.toml; a missing file is ``Config()``."""
+
+    model_config = _STRICT
+
+    default_profile: str | None = None
+    settings: Settings = Field(default_factory=Settings)
+    approval: ApprovalConfig = Field(default_factory=ApprovalConfig)
+    profiles: dict[str, Profile] = Field(default_factory=dict)
+    tools: list[dict[str, Any]] = Field(default_factory=list)  # raw; see tools/user_defined.py
+
+    @model_validator(mode="after")
+    def _profile_names(self) -> Config:
+        if DEMO_PROFILE in self.profiles:
+            raise ValueError(
+                f"the profile name {DEMO_PROFILE!r} is reserved for the built-in offline demo; "
+                "rename [profiles.demo]"
+            )
+        wanted = self.default_profile
+        if wanted is not None and wanted != DEMO_PROFILE and wanted not in self.profiles:
+            known = ", ".join(sorted(self.profiles)) or "none"
+            raise ValueError(
+                f"default_profile names {wanted!r}, which is not a [profiles.*] table "
+                f"(profiles defined: {known})"
+            )
+        return self
