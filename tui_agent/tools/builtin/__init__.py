@@ -1,0 +1,22 @@
+"""The tools every session has: reading, listing, searching and editing files, and a shell."""
+
+from __future__ import annotations
+
+from ..spec import ToolSpec
+from .edit_file import EDIT_FILE
+from .list_dir import LIST_DIR
+from .read_file import READ_FILE
+from .run_command import RUN_COMMAND
+from .search_text import SEARCH_TEXT
+from .write_file import WRITE_FILE
+
+BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
+    READ_FILE,
+    LIST_DIR,
+    SEARCH_TEXT,
+    WRITE_FILE,
+    EDIT_FILE,
+    RUN_COMMAND,
+)
+
+__all__ = ["BUILTIN_TOOLS"]

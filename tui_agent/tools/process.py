@@ -1,0 +1,198 @@
+"""Run a program in its own process group with a deadline and an output cap, and end it fully.
+
+Every program a tool starts gets a new session (``start_new_session``), so its children share
+its process group and one ``killpg`` reaches them all. On timeout or cancellation the group gets
+SIGTERM, then SIGKILL after a grace period, so a command that ignores SIGTERM still dies. When
+the program exits normally, whatever it left running in its group is stopped the same way:
+nothing a tool starts outlives the call. (A child that moves itself to a new session with
+``setsid`` escapes the group; only a cgroup could catch it, and we do not wait for its output.)
+
+Output (stdout and stderr merged) is read as it comes; the first ``output_cap`` bytes are kept
+and the rest only counted, so a command printing 100 MB costs no more memory than the cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_GRACE_S = 2.0
+# After the program exits, how long background children may keep the output pipe open.
+EXIT_LINGER_S = 0.5
+_POLL_S = 0.05
+
+
+class ProcessStartError(Exception):
+    """The program could not be started (not found, not executable, ...)."""
+
+    def __init__(self, program: str, reason: str) -> None:
+        super().__init__(f"cannot start {program!r}: {reason}")
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """How a program ended. ``returncode`` is negative when a signal ended it."""
+
+    output: bytes
+    dropped_bytes: int
+    returncode: int | None
+    timed_out: bool
+    stopped_leftovers: bool
+    elapsed_s: float
+
+
+async def run_in_process_group(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    output_cap: int,
+    grace_s: float = DEFAULT_GRACE_S,
+) -> ProcessResult:
+    """Run ``argv`` (no shell) and return its capped output and how it ended.
+
+    On cancellation the whole group is ended before ``CancelledError`` propagates.
+    """
+    started = time.monotonic()
+    loop = asyncio.get_running_loop()
+    # Our own pipe rather than asyncio's: we can close it while a child that escaped the group
+    # still holds the other end, and proc.wait() does not wait for it to close.
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        os.close(read_fd)
+        raise ProcessStartError(argv[0], exc.strerror or str(exc)) from None
+    finally:
+        os.close(write_fd)
+    collector = _CappedOutput(output_cap, loop.create_future())
+    try:
+        transport, _ = await loop.connect_read_pipe(lambda: collector, os.fdopen(read_fd, "rb", 0))
+    except BaseException:
+        _signal_group(proc.pid, signal.SIGKILL)
+        raise
+    timed_out = False
+    try:
+        async with asyncio.timeout(timeout_s):
+            await proc.wait()
+            await asyncio.wait({collector.closed}, timeout=EXIT_LINGER_S)
+    except TimeoutError:
+        timed_out = True
+    except asyncio.CancelledError:
+        await asyncio.shield(_finish(proc, transport, collector, grace_s))
+        raise
+    stopped = await _finish(proc, transport, collector, grace_s)
+    return ProcessResult(
+        output=bytes(collector.kept),
+        dropped_bytes=collector.dropped,
+        returncode=proc.returncode,
+        timed_out=timed_out,
+        stopped_leftovers=stopped and not timed_out,
+        elapsed_s=time.monotonic() - started,
+    )
+
+
+async def stop_process_group(pgid: int, grace_s: float = DEFAULT_GRACE_S) -> bool:
+    """SIGTERM the group; once it is gone or ``grace_s`` has passed, SIGKILL what is left.
+
+    Returns False when the group was already empty.
+    """
+    if not _group_running(pgid) or not _signal_group(pgid, signal.SIGTERM):
+        return False
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and _group_running(pgid):
+        await asyncio.sleep(_POLL_S)
+    # Always: it also reaches a child forked after the SIGTERM, and is harmless otherwise.
+    _signal_group(pgid, signal.SIGKILL)
+    return True
+
+
+class _CappedOutput(asyncio.Protocol):
+    """Keeps the first ``cap`` bytes and counts the rest.
+
+    It reads on past the cap: a writer blocked on a full pipe would never finish.
+    """
+
+    def __init__(self, cap: int, closed: asyncio.Future[None]) -> None:
+        self.cap = max(0, cap)
+        self.kept = bytearray()
+        self.dropped = 0
+        self.closed = closed
+
+    def data_received(self, data: bytes) -> None:
+        kept = data[: self.cap - len(self.kept)]
+        self.kept += kept
+        self.dropped += len(data) - len(kept)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+async def _finish(
+    proc: asyncio.subprocess.Process,
+    transport: asyncio.ReadTransport,
+    collector: _CappedOutput,
+    grace_s: float,
+) -> bool:
+    """End the group, reap the program, collect the output still in the pipe."""
+    stopped = await stop_process_group(proc.pid, grace_s)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), grace_s)
+    # The group is gone, so the pipe reaches EOF at once, unless something escaped the group.
+    await asyncio.wait({collector.closed}, timeout=EXIT_LINGER_S)
+    transport.close()
+    await asyncio.wait({collector.closed}, timeout=EXIT_LINGER_S)
+    return stopped
+
+
+def _signal_group(pgid: int, signum: signal.Signals) -> bool:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        # Gone, or a member changed its user (a setuid program): nothing more we can do.
+        return False
+    return True
+
+
+def _group_running(pgid: int) -> bool:
+    """True while a member of the group runs. Zombies do not count: they are dead, and an
+    init that is slow to reap them must not stretch every stop to the full grace period."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no /proc (not Linux): a zombie counts as running; only slower
+    return any(_running_member(entry, pgid) for entry in entries if entry.isdigit())
+
+
+def _running_member(pid: str, pgid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    # Fields after the command name (which may itself hold spaces and parentheses).
+    fields = stat[stat.rindex(b")") + 2 :].split()
+    return int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")

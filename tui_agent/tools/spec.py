@@ -1,0 +1,81 @@
+"""What a tool is: name, description, strict argument model, risk level and run function."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from .schema import provider_schema
+
+# The strictest rule among providers (OpenAI): letters, digits, underscore and hyphen, 1-64 long.
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class Risk(StrEnum):
+    """How much a call can do; the approver decides what needs asking by this."""
+
+    READ = "read"
+    WRITE = "write"
+    EXECUTE = "execute"
+    NETWORK = "network"
+
+
+class ToolFailure(Exception):
+    """A tool could not do what was asked; the message goes to the model as an error result."""
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a call returns to the model. ``is_error`` marks a failed call."""
+
+    text: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Where and how tools run.
+
+    ``workspace`` is already resolved. ``protected`` holds the app's own config, data and log
+    directories: reads and writes there are refused even when they lie inside the workspace.
+    """
+
+    workspace: Path
+    protected: tuple[Path, ...] = ()
+    command_timeout_s: float = 120.0
+    command_output_cap: int = 1_000_000
+
+
+# A coroutine (not any awaitable) so that callers can hand it to asyncio.create_task.
+RunFunction = Callable[[Any, ToolContext], Coroutine[Any, Any, ToolOutput]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool. ``run`` receives an instance of ``args_model`` and returns the call's result.
+
+    Run functions return a ``ToolOutput`` with ``is_error`` for every failure a model or user can
+    cause; they raise only ``asyncio.CancelledError`` (or on a bug).
+    """
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    risk: Risk
+    run: RunFunction = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME.fullmatch(self.name):
+            raise ValueError(
+                f"invalid tool name {self.name!r}: use 1-64 letters, digits, '_' or '-'"
+            )
+
+    def parameters_schema(self) -> dict[str, Any]:
+        """The JSON schema of the arguments, as a plain object schema providers accept."""
+        return provider_schema(self.args_model)
