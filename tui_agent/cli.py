@@ -20,7 +20,17 @@ def _parser() -> argparse.ArgumentParser:
         prog="tui-agent",
         description="A terminal chat UI for tool-using LLM agents.",
     )
+    _add_profile_flags(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="run the agent loop once without the UI",
+        description="Send PROMPT, run the agent loop without the UI, print the answer, save "
+        "the session. Exit status: 0 the final turn completed, 2 it was truncated or failed, "
+        "1 a usage or configuration error.",
+    )
+    _add_profile_flags(run)
+    _add_run_arguments(run)
     parse = commands.add_parser(
         "parse",
         help="decode a recorded provider stream and print the turn it makes",
@@ -35,6 +45,52 @@ def _parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
     return parser
+
+
+def _add_profile_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("provider and workspace (override config.toml)")
+    group.add_argument(
+        "--profile", metavar="NAME", default=argparse.SUPPRESS, help="a profile from config.toml"
+    )
+    group.add_argument("--protocol", metavar="P", default=argparse.SUPPRESS)
+    group.add_argument("--model", metavar="M", default=argparse.SUPPRESS)
+    group.add_argument("--base-url", metavar="URL", default=argparse.SUPPRESS)
+    group.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        default=argparse.SUPPRESS,
+        help="the environment variable that holds the key",
+    )
+    group.add_argument(
+        "--workspace",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the folder the tools may touch (default: current directory)",
+    )
+    group.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="verbose logs (keys are always redacted)",
+    )
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    from .approval.approver import HEADLESS_MODES
+
+    parser.add_argument("prompt", help="the message to send")
+    parser.add_argument(
+        "--approve",
+        choices=list(HEADLESS_MODES),
+        default="never",
+        help="which tool calls run without asking: never (default: every call is denied and "
+        "the model is told), read-only, or all",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per event per line")
+    parser.add_argument("--session", metavar="ID", help="continue this session (id or path)")
+
+
+_PROFILE_FLAGS = ("profile", "protocol", "model", "base_url", "api_key_env", "workspace")
 
 
 def _run_parse(protocol: str, path: str | None) -> int:
@@ -77,8 +133,17 @@ def _print_json(obj: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    for name in _PROFILE_FLAGS:
+        if not hasattr(args, name):
+            setattr(args, name, None)
+    if not hasattr(args, "debug"):
+        args.debug = False
     if args.command == "parse":
         return _run_parse(args.protocol, args.file)
+    if args.command == "run":
+        from .commands import run as run_command
+
+        return run_command.main(args)
     _parser().print_help()
     return EXIT_COMPLETE
 

@@ -8,14 +8,14 @@ from ..session.records import Record
 
 
 class RecordWriter(Protocol):
-    def append(self, record: Any, *, sync: bool = False) -> None: ...
+    def append(self, record: Any, *, sync: bool | None = None) -> Any: ...
 
 
 class SessionRecorder:
     def __init__(self, writer: RecordWriter | None = None) -> None:
         self.writer = writer
 
-    def append(self, record: Record, *, sync: bool = False) -> None:
+    def append(self, record: Record, *, sync: bool | None = None) -> None:
         if self.writer is not None:
             self.writer.append(record, sync=sync)
 

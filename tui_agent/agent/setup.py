@@ -1,0 +1,118 @@
+"""Put an Agent together from a resolved profile and the config: the one place both the
+headless `run` command and the app use, so they behave the same."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from ..approval.approver import Approver
+from ..approval.policy import ApprovalMode, ApprovalPolicy
+from ..approval.rules import SessionRules
+from ..config import Config, ResolvedProfile
+from ..conversation import Message
+from ..providers import RequestSettings, ToolSchema
+from ..tools.registry import ToolRegistry, builtin_registry
+from ..tools.spec import ToolContext
+from ..tools.user_defined import user_tool_specs
+from ..transport import RetryPolicy, StreamLimits
+from .calls import CallRunner
+from .loop import Agent, LoopSettings
+from .recorder import RecordWriter, SessionRecorder
+
+BUILTIN_SYSTEM_PROMPT = (
+    "You are a coding agent working in the user's workspace through tools. Use the tools to "
+    "look before you change anything, keep changes small, and say what you did."
+)
+AGENTS_FILE = "AGENTS.md"
+AGENTS_FILE_LIMIT = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SystemPrompt:
+    text: str
+    agents_file: Path | None  # the workspace's AGENTS.md, when it was added
+
+
+def system_prompt(profile: ResolvedProfile, config: Config, workspace: Path) -> SystemPrompt:
+    """The profile's or config's prompt (or ours), plus the workspace's AGENTS.md if present."""
+    base = profile.system_prompt or config.settings.system_prompt or BUILTIN_SYSTEM_PROMPT
+    agents = workspace / AGENTS_FILE
+    try:
+        if agents.is_file():
+            text = agents.read_bytes()[:AGENTS_FILE_LIMIT].decode("utf-8", "replace")
+            return SystemPrompt(f"{base}\n\n# {AGENTS_FILE} (from the workspace)\n\n{text}", agents)
+    except OSError:
+        pass
+    return SystemPrompt(base, None)
+
+
+def tool_registry(config: Config) -> ToolRegistry:
+    return builtin_registry(user_tool_specs(config.tools))
+
+
+def approval_policy(config: Config, mode: ApprovalMode | None = None) -> ApprovalPolicy:
+    return ApprovalPolicy(mode or config.approval.mode, SessionRules(config.approval.rules()))
+
+
+def build_agent(
+    *,
+    profile: ResolvedProfile,
+    config: Config,
+    workspace: Path,
+    protected: tuple[Path, ...],
+    client: httpx.AsyncClient,
+    approver: Approver,
+    policy: ApprovalPolicy,
+    writer: RecordWriter | None,
+    history: list[Message] | None = None,
+    system: str | None = None,
+) -> Agent:
+    registry = tool_registry(config)
+    settings = config.settings
+    context = ToolContext(workspace=workspace, protected=protected)
+    recorder = SessionRecorder(writer)
+    calls = CallRunner(
+        registry=registry,
+        context=context,
+        policy=policy,
+        approver=approver,
+        recorder=recorder,
+        output_cap=settings.tool_output_cap,
+        max_argument_bytes=1_000_000,
+    )
+    assert profile.base_url is not None, "the demo profile gets its base_url from the demo server"
+    request = RequestSettings(
+        model=profile.model,
+        base_url=profile.base_url,
+        api_key=profile.api_key,
+        system=system if system is not None else system_prompt(profile, config, workspace).text,
+        max_tokens=profile.max_tokens,
+        options=dict(profile.options),
+        stateful=profile.stateful,
+    )
+    limits = StreamLimits(
+        idle_timeout_s=settings.idle_timeout,
+        turn_deadline_s=settings.turn_deadline,
+        retry=RetryPolicy(max_retries=settings.max_retries, max_delay_s=settings.retry_max_wait),
+    )
+    tools = [
+        ToolSchema(name, description, schema) for name, description, schema in registry.schemas()
+    ]
+    return Agent(
+        protocol=profile.protocol,
+        provider=profile.name,
+        request=request,
+        client=client,
+        calls=calls,
+        tools=tools,
+        recorder=recorder,
+        settings=LoopSettings(
+            max_auto_steps=settings.max_auto_steps,
+            tool_output_cap=settings.tool_output_cap,
+            limits=limits,
+        ),
+        history=history,
+    )
