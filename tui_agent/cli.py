@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
         return _run_parse(args.protocol, args.file)
     if args.command == "run":
         from .commands import run as run_command
+        from .logs import setup_logging
+
+        setup_logging(args.debug)
 
         return run_command.main(args)
     _parser().print_help()
