@@ -2,31 +2,48 @@
 
 Invalid calls are never offered: the model gets the validation error. A decision is bound to
 the call id and the digest of the arguments that were shown; what runs must hash the same.
-Approved read-only calls run concurrently, the others in the order the model announced them.
+Approved calls run in the order the model announced them, except that a run of consecutive
+read-only calls runs concurrently: a read announced after a write still sees that write.
+
+Every call gets exactly one decision event (CallInvalid or CallDecided) and then exactly one
+ToolFinished; ToolStarted comes between them only for calls that ran, and no call starts before
+every call of the turn was decided.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from ..approval.approver import ApprovalRequest, Approver
 from ..approval.decision import Decision
 from ..approval.policy import ApprovalPolicy
+from ..config import ConfigError, remember_rule
 from ..session.records import DecisionRecord, ToolResultRecord, ToolStartRecord
 from ..stream.turn import ToolCall
 from ..tools.arguments import arguments_digest
 from ..tools.registry import ToolRegistry
 from ..tools.spec import Risk, ToolContext, ToolOutput
 from ..tools.validation import InvalidCall, ValidatedCall, validate_call, validate_edited
-from .events import AgentEvent, CallDecided, CallInvalid, ToolFinished, ToolStarted
+from .events import AgentEvent, CallDecided, CallInvalid, Notice, ToolFinished, ToolStarted
 from .recorder import SessionRecorder
 
 Status = Literal["done", "failed", "denied", "cancelled", "invalid", "interrupted"]
+Emit = Callable[[AgentEvent], None]
 MAX_EDIT_ATTEMPTS = 3
+CANCELLED = "cancelled by user"
+INTERRUPTED = "interrupted by user"
+
+
+def edited_note(canonical: str) -> str:
+    """What precedes an edited call's result, so the model knows what really ran."""
+    return f"[the user edited the arguments before approving: {canonical}]\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +63,14 @@ class CallRound:
     asked_user: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Approved:
+    index: int  # position in the turn, as announced
+    call: ValidatedCall
+    digest: str  # of the arguments the decision was about
+    note: str = ""  # told to the model before the call's result
+
+
 def cap_output(text: str, limit: int) -> str:
     """Tool output sent to the model is capped, with a note saying how much was cut."""
     data = text.encode("utf-8", "surrogatepass")
@@ -53,6 +78,12 @@ def cap_output(text: str, limit: int) -> str:
         return text
     kept = data[:limit].decode("utf-8", "ignore")
     return f"{kept}\n[output cut: {len(data) - limit} of {len(data)} bytes not shown]"
+
+
+def _cancelled_from_outside() -> bool:
+    """True when the task running us was cancelled itself (not just a task it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class CallRunner:
@@ -66,6 +97,7 @@ class CallRunner:
         recorder: SessionRecorder,
         output_cap: int,
         max_argument_bytes: int,
+        config_path: Path | None = None,
     ) -> None:
         self.registry = registry
         self.context = context
@@ -74,21 +106,23 @@ class CallRunner:
         self.recorder = recorder
         self.output_cap = output_cap
         self.max_argument_bytes = max_argument_bytes
+        self.config_path = config_path  # where "saved to config" rules go; None: nowhere
         self._running: set[asyncio.Task[ToolOutput]] = set()
+        self._asking: asyncio.Future[Decision] | None = None
         self.cancel_requested = False
 
     def cancel(self) -> None:
-        """Stop what has not started and kill what runs."""
+        """Stop what has not started (a pending question too) and kill what runs."""
         self.cancel_requested = True
+        if self._asking is not None:
+            self._asking.cancel()
         for task in self._running:
             task.cancel()
 
-    async def run_round(
-        self, calls: tuple[ToolCall, ...], emit: Callable[[AgentEvent], None]
-    ) -> CallRound:
+    async def run_round(self, calls: tuple[ToolCall, ...], emit: Emit) -> CallRound:
         results: dict[int, CallResult] = {}
         round_ = CallRound([])
-        approved: list[tuple[int, ValidatedCall, str]] = []  # (position, call, digest decided)
+        approved: list[_Approved] = []
         valid: list[tuple[int, ValidatedCall]] = []
         for index, call in enumerate(calls):
             item = validate_call(self.registry, call)
@@ -101,7 +135,9 @@ class CallRunner:
         approve_rest = False
         for position, (index, vc) in enumerate(valid, 1):
             if self.cancel_requested:
-                self._finish(results, index, vc.call, "cancelled by user", True, "cancelled", emit)
+                why = "the turn was cancelled"
+                self._decide(vc.call, "cancel", vc.digest, "user", why, None, emit)
+                self._finish(results, index, vc.call, CANCELLED, True, "cancelled", emit)
                 continue
             size = len(vc.call.arguments.encode("utf-8", "surrogatepass"))
             if size > self.max_argument_bytes:
@@ -110,16 +146,21 @@ class CallRunner:
                 self._finish(results, index, vc.call, f"refused: {why}", True, "denied", emit)
                 continue
             auto = self.policy.auto_approval(vc.spec.name, str(vc.spec.risk), vc.arguments)
-            if approve_rest or auto:
-                by: Literal["policy", "rule"] = "rule" if auto and "allow" in auto else "policy"
-                self._decide(vc.call, "approve", vc.digest, by, auto or "approve all", None, emit)
-                approved.append((index, vc, vc.digest))
+            if auto is not None:
+                by = self._auto_by(vc, auto)
+                self._decide(vc.call, "approve", vc.digest, by, auto, None, emit)
+                approved.append(_Approved(index, vc, vc.digest))
+                continue
+            if approve_rest:
+                why = "approved with the rest of this turn"
+                self._decide(vc.call, "approve", vc.digest, "user", why, None, emit)
+                approved.append(_Approved(index, vc, vc.digest))
                 continue
             round_.asked_user = True
             decided = await self._ask(vc, position, len(valid), emit)
             if decided is None:  # the user cancelled the turn
                 self.cancel_requested = True
-                self._finish(results, index, vc.call, "cancelled by user", True, "cancelled", emit)
+                self._finish(results, index, vc.call, CANCELLED, True, "cancelled", emit)
                 continue
             decision, final = decided
             if decision.kind == "deny":
@@ -127,20 +168,44 @@ class CallRunner:
                 self._finish(results, index, vc.call, text, True, "denied", emit)
                 continue
             if decision.remember is not None:
-                self.policy.rules.add(decision.remember)
+                await self._remember(decision, emit)
             approve_rest = approve_rest or decision.approve_rest
-            approved.append((index, final, final.digest))
+            note = edited_note(final.canonical) if decision.kind == "edit" else ""
+            approved.append(_Approved(index, final, final.digest, note))
         if approved and not self.cancel_requested:
             await self._execute(approved, results, emit)
-        for index, vc, _digest in approved:
-            if index not in results:
-                self._finish(results, index, vc.call, "cancelled by user", True, "cancelled", emit)
+        for kept in approved:
+            if kept.index not in results:
+                text = kept.note + CANCELLED
+                self._finish(results, kept.index, kept.call.call, text, True, "cancelled", emit)
         round_.cancelled = self.cancel_requested
         round_.results = [results[i] for i in sorted(results)]
         return round_
 
+    def _auto_by(self, vc: ValidatedCall, reason: str) -> Literal["policy", "rule"]:
+        """Whether a kept rule or the approval mode approved the call (the reason says which)."""
+        rule = self.policy.rules.matching(vc.spec.name, vc.arguments)
+        return "rule" if rule is not None and rule.describe() == reason else "policy"
+
+    async def _remember(self, decision: Decision, emit: Emit) -> None:
+        rule = decision.remember
+        assert rule is not None
+        self.policy.rules.add(rule)
+        if not decision.persist:
+            return
+        if self.config_path is None:
+            text = f"kept for this session only (no config file to save to): {rule.describe()}"
+            emit(Notice(text, "warning"))
+            return
+        try:
+            await asyncio.to_thread(remember_rule, self.config_path, rule)
+        except (ConfigError, OSError) as exc:
+            emit(Notice(f"kept for this session only; not saved: {exc}", "warning"))
+        else:
+            emit(Notice(f"saved to {self.config_path.name}: {rule.describe()}"))
+
     async def _ask(
-        self, vc: ValidatedCall, position: int, total: int, emit: Callable[[AgentEvent], None]
+        self, vc: ValidatedCall, position: int, total: int, emit: Emit
     ) -> tuple[Decision, ValidatedCall] | None:
         current = vc
         for _ in range(MAX_EDIT_ATTEMPTS + 1):
@@ -148,19 +213,21 @@ class CallRunner:
                 call_id=current.call.id,
                 tool_name=current.spec.name,
                 risk=str(current.spec.risk),
-                arguments=current.arguments,
+                # A copy: whatever the prompt does with it cannot change what runs.
+                arguments=MappingProxyType(copy.deepcopy(current.arguments)),
                 canonical=current.canonical,
                 digest=current.digest,
                 position=position,
                 total=total,
             )
-            decision = await self.approver.decide(request)
+            decision = await self._decision(request, emit)
             if decision.kind == "cancel":
                 self._decide(vc.call, "cancel", current.digest, "user", None, None, emit)
                 return None
             if decision.kind == "edit" and decision.edited_arguments is not None:
                 edited = validate_edited(self.registry, vc.call, decision.edited_arguments)
                 if isinstance(edited, InvalidCall):
+                    # Not final: the call is offered again, as the model sent it.
                     emit(CallInvalid(vc.call.id, vc.call.name, f"edited: {edited.error}"))
                     continue
                 self._decide(vc.call, "edit", edited.digest, "user", None, edited.canonical, emit)
@@ -173,6 +240,25 @@ class CallRunner:
         self._decide(vc.call, "deny", vc.digest, "user", why, None, emit)
         return Decision(kind="deny", reason=why), vc
 
+    async def _decision(self, request: ApprovalRequest, emit: Emit) -> Decision:
+        """The approver's answer; Esc while it is asked, or a broken prompt, cancels the turn."""
+        if self.cancel_requested:
+            return Decision("cancel")
+        asking = asyncio.ensure_future(self.approver.decide(request))
+        self._asking = asking
+        try:
+            return await asking
+        except asyncio.CancelledError:
+            if _cancelled_from_outside() or not self.cancel_requested:
+                raise
+            return Decision("cancel")
+        except Exception as exc:  # the prompt's bug must not leave calls without results
+            text = f"the approval prompt failed ({type(exc).__name__}: {exc}); turn cancelled"
+            emit(Notice(text, "error"))
+            return Decision("cancel")
+        finally:
+            self._asking = None
+
     def _decide(
         self,
         call: ToolCall,
@@ -181,7 +267,7 @@ class CallRunner:
         by: Literal["user", "policy", "rule"],
         reason: str | None,
         arguments: str | None,
-        emit: Callable[[AgentEvent], None],
+        emit: Emit,
     ) -> None:
         self.recorder.append(
             DecisionRecord(
@@ -198,37 +284,32 @@ class CallRunner:
             emit(CallDecided(call.id, call.name, kind, by, reason))  # type: ignore[arg-type]
 
     async def _execute(
-        self,
-        approved: list[tuple[int, ValidatedCall, str]],
-        results: dict[int, CallResult],
-        emit: Callable[[AgentEvent], None],
+        self, approved: list[_Approved], results: dict[int, CallResult], emit: Emit
     ) -> None:
-        reads = [item for item in approved if item[1].spec.risk == Risk.READ]
-        others = [item for item in approved if item[1].spec.risk != Risk.READ]
+        """In announced order; consecutive read-only calls together."""
+        reads: list[_Approved] = []
+        for item in approved:
+            if item.call.spec.risk == Risk.READ:
+                reads.append(item)
+                continue
+            if reads:
+                await asyncio.gather(*(self._run_one(read, results, emit) for read in reads))
+                reads = []
+            await self._run_one(item, results, emit)
         if reads:
-            await asyncio.gather(*(self._run_one(*item, results, emit) for item in reads))
-        for item in others:
-            if self.cancel_requested:
-                break
-            await self._run_one(*item, results, emit)
+            await asyncio.gather(*(self._run_one(read, results, emit) for read in reads))
 
-    async def _run_one(
-        self,
-        index: int,
-        vc: ValidatedCall,
-        decided_digest: str,
-        results: dict[int, CallResult],
-        emit: Callable[[AgentEvent], None],
-    ) -> None:
+    async def _run_one(self, item: _Approved, results: dict[int, CallResult], emit: Emit) -> None:
+        vc, index, note = item.call, item.index, item.note
         if self.cancel_requested:
             return
-        if arguments_digest(vc.arguments) != decided_digest:
+        if arguments_digest(vc.arguments) != item.digest:
             # What runs must be exactly what was shown and approved.
             why = "refused: the arguments differ from the ones that were approved"
-            self._finish(results, index, vc.call, why, True, "denied", emit)
+            self._finish(results, index, vc.call, note + why, True, "denied", emit)
             return
         self.recorder.append(
-            ToolStartRecord(ts=time.time(), call_id=vc.call.id, digest=decided_digest), sync=True
+            ToolStartRecord(ts=time.time(), call_id=vc.call.id, digest=item.digest), sync=True
         )
         emit(ToolStarted(vc.call.id, vc.call.name))
         task = asyncio.create_task(vc.spec.run(vc.args, self.context))
@@ -236,18 +317,19 @@ class CallRunner:
         try:
             output = await task
         except asyncio.CancelledError:
-            if not self.cancel_requested:
+            if _cancelled_from_outside() or not self.cancel_requested:
                 raise
-            self._finish(results, index, vc.call, "interrupted by user", True, "interrupted", emit)
+            text = note + INTERRUPTED
+            self._finish(results, index, vc.call, text, True, "interrupted", emit)
             return
         except Exception as exc:  # a tool's bug is the call's failure, not the app's
-            text = f"tool failed: {type(exc).__name__}: {exc}"
+            text = f"{note}tool failed: {type(exc).__name__}: {exc}"
             self._finish(results, index, vc.call, text, True, "failed", emit)
             return
         finally:
             self._running.discard(task)
         status: Status = "failed" if output.is_error else "done"
-        self._finish(results, index, vc.call, output.text, output.is_error, status, emit)
+        self._finish(results, index, vc.call, note + output.text, output.is_error, status, emit)
 
     def _finish(
         self,
@@ -257,7 +339,7 @@ class CallRunner:
         text: str,
         is_error: bool,
         status: Status,
-        emit: Callable[[AgentEvent], None],
+        emit: Emit,
     ) -> None:
         output = cap_output(text, self.output_cap)
         results[index] = CallResult(call, output, is_error, status)

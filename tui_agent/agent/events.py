@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..stream.events import ReasoningDelta, TextDelta
-from ..stream.progress import ToolArgumentsReceived, ToolCallAnnounced
+from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from ..stream.turn import TruncatedTurn, Turn
-from ..transport import RetryWait
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,24 +19,36 @@ INTERRUPTED = "interrupted: tui-agent stopped before this call finished; it was 
 
 
 def messages_from_records(records: Iterable[Any]) -> tuple[list[Message], list[ToolResultRecord]]:
-    """The conversation, and the result records that must be appended to make it valid."""
+    """The conversation, and the result records that must be appended to make it valid.
+
+    A turn's results are given back in the order the model announced its calls, as the live
+    loop keeps them, whatever order they were written in (a denied call is written before an
+    approved one that ran).
+    """
     messages: list[Message] = []
     repairs: list[ToolResultRecord] = []
-    open_calls: dict[str, ToolCall] = {}
+    open_calls: tuple[ToolCall, ...] = ()
+    results: dict[str, ToolResultMessage] = {}
 
     def close_open_calls() -> None:
-        for call in open_calls.values():
-            record = ToolResultRecord(
-                ts=time.time(),
-                call_id=call.id,
-                name=call.name,
-                output=INTERRUPTED,
-                is_error=True,
-                status="interrupted",
-            )
-            repairs.append(record)
-            messages.append(ToolResultMessage(call.id, call.name, INTERRUPTED, True))
-        open_calls.clear()
+        nonlocal open_calls
+        for call in open_calls:
+            result = results.get(call.id)
+            if result is None:
+                repairs.append(
+                    ToolResultRecord(
+                        ts=time.time(),
+                        call_id=call.id,
+                        name=call.name,
+                        output=INTERRUPTED,
+                        is_error=True,
+                        status="interrupted",
+                    )
+                )
+                result = ToolResultMessage(call.id, call.name, INTERRUPTED, True)
+            messages.append(result)
+        open_calls = ()
+        results.clear()
 
     for record in records:
         if isinstance(record, UserRecord):
@@ -47,25 +59,24 @@ def messages_from_records(records: Iterable[Any]) -> tuple[list[Message], list[T
                 messages.pop()
         elif isinstance(record, AssistantRecord):
             close_open_calls()
-            calls = tuple(
+            open_calls = tuple(
                 ToolCall(c.id, c.name, c.arguments, c.synthetic_id) for c in record.tool_calls
             )
             messages.append(
                 AssistantMessage(
                     record.protocol,
                     record.text,
-                    calls,
+                    open_calls,
                     record.reasoning,
                     record.response_id,
                     tuple((e.event, e.data) for e in record.raw),
                 )
             )
-            open_calls = {c.id: c for c in calls}
         elif isinstance(record, ToolResultRecord):
-            call = open_calls.pop(record.call_id, None)
-            if call is not None:
-                messages.append(
-                    ToolResultMessage(record.call_id, record.name, record.output, record.is_error)
+            known = any(call.id == record.call_id for call in open_calls)
+            if known and record.call_id not in results:
+                results[record.call_id] = ToolResultMessage(
+                    record.call_id, record.name, record.output, record.is_error
                 )
     close_open_calls()
     return messages, repairs

@@ -4,6 +4,11 @@
 answers without calls, a turn is truncated, the user cancels, or the auto-approve step limit is
 reached. A truncated turn leaves only a diagnostic record; the conversation stays at the last
 complete turn and the user's message can be retried (sent once more, not duplicated) or withdrawn.
+
+``Agent.cancel()`` (Esc) closes a response at once, answers a pending question with "cancel",
+kills running tools and leaves the rest unstarted; every call still gets a result and the loop
+then waits for the user. A caller that stops listening (``aclose()``, or its task cancelled) is
+treated the same way, so the conversation is always valid to continue.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
 import httpx
@@ -30,7 +35,7 @@ from ..stream.events import TextDelta
 from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
 from ..transport import RetryWait, StreamLimits, stream_turn
-from .calls import CallRunner
+from .calls import CallRound, CallRunner
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
 from .recorder import SessionRecorder
 
@@ -73,12 +78,13 @@ class Agent:
 
     # -- what the user can do -------------------------------------------------------------
 
-    async def send(self, text: str) -> AsyncIterator[AgentEvent]:
+    async def send(self, text: str) -> AsyncGenerator[AgentEvent, None]:
         """Send a user message and run the loop until it needs the user again."""
         self.messages.append(UserMessage(text))
         self.recorder.append(UserRecord(ts=time.time(), text=text), sync=True)
-        async for event in self._loop():
-            yield event
+        async with contextlib.aclosing(self._loop()) as events:
+            async for event in events:
+                yield event
 
     def pending_user_message(self) -> str | None:
         """The user's last message when no complete turn answered it (it can be retried)."""
@@ -86,13 +92,14 @@ class Agent:
             return self.messages[-1].text
         return None
 
-    async def retry(self) -> AsyncIterator[AgentEvent]:
+    async def retry(self) -> AsyncGenerator[AgentEvent, None]:
         """Send the unanswered user message again (it stays in history once)."""
         if self.pending_user_message() is None:
             yield Notice("there is no unanswered message to retry", "warning")
             return
-        async for event in self._loop():
-            yield event
+        async with contextlib.aclosing(self._loop()) as events:
+            async for event in events:
+                yield event
 
     def withdraw(self) -> str | None:
         """Take back the unanswered user message; returns its text."""
@@ -111,7 +118,7 @@ class Agent:
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def _loop(self) -> AsyncIterator[AgentEvent]:
+    async def _loop(self) -> AsyncGenerator[AgentEvent, None]:
         self._cancelled = False
         self.calls.cancel_requested = False
         auto_steps = 0
@@ -120,11 +127,12 @@ class Agent:
             step += 1
             yield TurnStarted(step)
             result: TurnResult | None = None
-            async for item in self._stream():
-                if isinstance(item, Turn | TruncatedTurn):
-                    result = item
-                else:
-                    yield item
+            async with contextlib.aclosing(self._stream()) as stream:
+                async for item in stream:
+                    if isinstance(item, Turn | TruncatedTurn):
+                        result = item
+                    else:
+                        yield item
             assert result is not None
             if isinstance(result, TruncatedTurn):
                 message = result.describe()
@@ -135,26 +143,14 @@ class Agent:
             if not result.tool_calls:
                 yield LoopEnded("complete")
                 return
-            events: list[AgentEvent] = []
-            round_task = asyncio.ensure_future(
-                self.calls.run_round(result.tool_calls, events.append)
-            )
-            while not round_task.done():
-                await asyncio.wait({round_task}, timeout=0.05)
-                while events:
-                    yield events.pop(0)
-            round_ = round_task.result()
-            while events:
-                yield events.pop(0)
-            for call_result in round_.results:
-                self.messages.append(
-                    ToolResultMessage(
-                        call_result.call.id,
-                        call_result.call.name,
-                        call_result.output,
-                        call_result.is_error,
-                    )
-                )
+            round_: CallRound | None = None
+            async with contextlib.aclosing(self._round(result)) as calls:
+                async for event in calls:
+                    if isinstance(event, CallRound):
+                        round_ = event
+                    else:
+                        yield event
+            assert round_ is not None
             if round_.cancelled:
                 message = "cancelled by user: the model was not sent the results; waiting for you"
                 yield LoopEnded("cancelled", message)
@@ -169,10 +165,42 @@ class Agent:
                 yield LoopEnded("max_steps", message)
                 return
 
-    async def _stream(self) -> AsyncIterator[AgentEvent | Turn | TruncatedTurn]:
+    async def _round(self, turn: Turn) -> AsyncGenerator[AgentEvent | CallRound, None]:
+        """Run the turn's calls, passing their events on as they happen.
+
+        Every call's result joins the conversation even when the caller stops listening: the
+        calls are then cancelled (what runs is killed) and their results kept.
+        """
+        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        task = asyncio.ensure_future(self.calls.run_round(turn.tool_calls, queue.put_nowait))
+        # The sentinel comes after every event the round emitted: it is queued once it ended.
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if not task.done():
+                self.calls.cancel()
+                await asyncio.wait({task})
+            if not task.cancelled() and task.exception() is None:
+                self._keep_results(task.result())
+        yield task.result()
+
+    def _keep_results(self, round_: CallRound) -> None:
+        for call_result in round_.results:
+            self.messages.append(
+                ToolResultMessage(
+                    call_result.call.id,
+                    call_result.call.name,
+                    call_result.output,
+                    call_result.is_error,
+                )
+            )
+
+    async def _stream(self) -> AsyncGenerator[AgentEvent | Turn | TruncatedTurn, None]:
         build = request_builder(self.protocol)
         request = build(self.messages, self.tools, self.request)
-        queue: asyncio.Queue[list[Progress] | RetryWait] = asyncio.Queue()
+        queue: asyncio.Queue[list[Progress] | RetryWait | None] = asyncio.Queue()
         raw: list[RawEvent] = []
         text: list[str] = []
         announced: dict[int, ToolCallAnnounced] = {}
@@ -192,25 +220,18 @@ class Agent:
                 record=record,
             )
         )
+        task.add_done_callback(lambda _: queue.put_nowait(None))
         self._stream_task = task
+        if self._cancelled:  # Esc came before the request went out
+            task.cancel()
         try:
-            while True:
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-                if getter not in done:
-                    getter.cancel()
-                batches = [getter.result()] if getter in done else []
-                while not queue.empty():
-                    batches.append(queue.get_nowait())
-                for batch in batches:
-                    for item in batch if isinstance(batch, list) else [batch]:
-                        if isinstance(item, TextDelta):
-                            text.append(item.text)
-                        elif isinstance(item, ToolCallAnnounced):
-                            announced[item.position] = item
-                        yield item
-                if task in done:
-                    break
+            while (batch := await queue.get()) is not None:
+                for item in batch if isinstance(batch, list) else [batch]:
+                    if isinstance(item, TextDelta):
+                        text.append(item.text)
+                    elif isinstance(item, ToolCallAnnounced):
+                        announced[item.position] = item
+                    yield item
             try:
                 result = task.result()
             except asyncio.CancelledError:

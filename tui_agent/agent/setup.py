@@ -69,7 +69,9 @@ def build_agent(
     writer: RecordWriter | None,
     history: list[Message] | None = None,
     system: str | None = None,
+    config_path: Path | None = None,
 ) -> Agent:
+    """``config_path``: where "saved to config" approval rules are written (None: nowhere)."""
     registry = tool_registry(config)
     settings = config.settings
     context = ToolContext(workspace=workspace, protected=protected)
@@ -81,7 +83,8 @@ def build_agent(
         approver=approver,
         recorder=recorder,
         output_cap=settings.tool_output_cap,
-        max_argument_bytes=1_000_000,
+        max_argument_bytes=LoopSettings().max_argument_bytes,
+        config_path=config_path,
     )
     assert profile.base_url is not None, "the demo profile gets its base_url from the demo server"
     request = RequestSettings(

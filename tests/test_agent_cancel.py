@@ -1,0 +1,274 @@
+"""Esc through the real loop: mid-stream (the response closed, nothing left behind), while a tool
+runs (its process group killed, "interrupted by user"), while the prompt is open, before the
+request went out; and a caller that stops listening. After a cancel the loop waits for the user,
+and every call in history has a result."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from tui_agent.agent.events import (
+    AgentEvent,
+    LoopEnded,
+    ToolStarted,
+    TurnCompleted,
+    TurnStarted,
+    TurnTruncated,
+)
+from tui_agent.approval import ApprovalMode, approve
+from tui_agent.conversation import ToolResultMessage, UserMessage
+from tui_agent.session.records import TruncatedRecord, UserRecord
+from tui_agent.stream.events import TextDelta
+
+from .agent_helpers import (
+    HOLD,
+    LOOP_TIMEOUT_S,
+    NAP_TOOL,
+    PROTOCOLS,
+    ScriptedApprover,
+    agent_over,
+    answer,
+    call_ops,
+    check_order,
+    count_text,
+    decided,
+    finished,
+    of_type,
+    sent_results,
+)
+from .fake_provider import Reply, StallBeforeTerminal
+from .tools_helpers import live_members
+
+SLEEPER = "echo $$ > pgid.txt; sleep 30"  # the shell leads its own process group
+
+
+async def read_pgid(workspace: Path) -> int:
+    path = workspace / "pgid.txt"
+    for _ in range(250):
+        if path.exists() and path.read_text().endswith("\n"):
+            return int(path.read_text())
+        await asyncio.sleep(0.02)
+    raise AssertionError("the command never started")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_esc_mid_stream_closes_the_response_and_leaves_nothing_behind(
+    protocol: str, tmp_path: Path
+) -> None:
+    ops = call_ops(("call_A", "write_file", {"path": "a.txt", "content": "A"}), text="Writing")
+    async with agent_over(
+        protocol,
+        tmp_path,
+        Reply(ops, faults=StallBeforeTerminal()),
+        answer(protocol, "Hello again."),
+    ) as h:
+        before = asyncio.all_tasks()
+        events: list[AgentEvent] = []
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("please write a.txt"):
+                events.append(event)
+                if isinstance(event, TextDelta):
+                    assert await h.server.wait_stalled_async()
+                    h.agent.cancel()
+        check_order(events)
+        [truncated] = of_type(events, TurnTruncated)
+        assert truncated.turn.error == "cancelled by user"
+        assert [c.id for c in truncated.turn.pending_calls] == ["call_A"]
+        assert events[-1].outcome == "cancelled"
+        assert not h.approver.requests and not list(h.workspace.iterdir())
+        assert asyncio.all_tasks() - before == set()
+        # The response was closed, not left for the pool: the server saw the client go.
+        assert await asyncio.to_thread(h.server.wait_connections, 0, 5.0)
+        # The turn never happened; the user's message stays and can be sent once more.
+        assert h.agent.messages == [UserMessage("please write a.txt")]
+        [record] = of_type(h.records(), TruncatedRecord)
+        assert record.pending_calls == [{"id": "call_A", "name": "write_file"}]
+        assert h.agent.pending_user_message() == "please write a.txt"
+        events = await h.retry()
+        assert events[-1] == LoopEnded("complete")
+        assert count_text(h.server.requests[1].json, "please write a.txt") == 1
+        assert len(of_type(h.records(), UserRecord)) == 1
+        h.assert_session_valid()
+        h.server.assert_all_consumed()
+    assert h.server.connections_open == 0
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_esc_while_a_tool_runs_kills_it_and_waits_for_the_user(
+    protocol: str, tmp_path: Path
+) -> None:
+    calls = call_ops(
+        ("call_A", "run_command", {"command": SLEEPER}),
+        ("call_B", "write_file", {"path": "b.txt", "content": "B"}),
+    )
+    expected = {"call_A": "interrupted by user", "call_B": "cancelled by user"}
+    async with agent_over(
+        protocol,
+        tmp_path,
+        Reply(calls),
+        answer(protocol, "Stopped."),
+        approver=ScriptedApprover(approve(), approve()),
+    ) as h:
+        events: list[AgentEvent] = []
+        pgid = 0
+        cancelled_at = 0.0
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("sleep, then write"):
+                events.append(event)
+                if isinstance(event, ToolStarted) and event.call_id == "call_A":
+                    pgid = await read_pgid(h.workspace)
+                    assert live_members(pgid)
+                    cancelled_at = time.monotonic()
+                    h.agent.cancel()
+        assert time.monotonic() - cancelled_at < 3.0
+        check_order(events)
+        assert live_members(pgid) == []
+        results = finished(events)
+        assert (results["call_A"].status, results["call_A"].output) == (
+            "interrupted",
+            expected["call_A"],
+        )
+        assert (results["call_B"].status, results["call_B"].output) == (
+            "cancelled",
+            expected["call_B"],
+        )
+        assert [e.call_id for e in of_type(events, ToolStarted)] == ["call_A"]
+        assert not (h.workspace / "b.txt").exists()
+        assert events[-1].outcome == "cancelled"
+        await asyncio.sleep(0.2)
+        assert len(h.server.requests) == 1  # nothing was sent on by itself
+        h.assert_session_valid()
+        events = await h.send("why did you stop?")
+        assert events[-1] == LoopEnded("complete")
+        body = h.server.requests[1].json
+        assert sent_results(protocol, body) == expected
+        assert count_text(body, "why did you stop?") == 1
+        h.server.assert_all_consumed()
+
+
+async def test_esc_stops_every_concurrent_read(tmp_path: Path) -> None:
+    protocol = "anthropic"
+    naps = call_ops(("call_A", "nap", {"seconds": "30"}), ("call_B", "nap", {"seconds": "30"}))
+    async with agent_over(
+        protocol, tmp_path, Reply(naps), mode=ApprovalMode.AUTO_READ, tools=[NAP_TOOL]
+    ) as h:
+        events: list[AgentEvent] = []
+        started = time.monotonic()
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("nap"):
+                events.append(event)
+                if isinstance(event, ToolStarted) and event.call_id == "call_B":
+                    await asyncio.sleep(0.1)
+                    h.agent.cancel()
+        check_order(events)
+        assert time.monotonic() - started < 5.0
+        assert {e.status for e in finished(events).values()} == {"interrupted"}
+        h.assert_session_valid()
+
+
+async def test_esc_while_the_prompt_is_open_cancels_the_turn(tmp_path: Path) -> None:
+    protocol = "openai-chat"
+    calls = call_ops(
+        ("call_A", "write_file", {"path": "a.txt", "content": "A"}),
+        ("call_B", "write_file", {"path": "b.txt", "content": "B"}),
+    )
+    async with agent_over(
+        protocol, tmp_path, Reply(calls), approver=ScriptedApprover(HOLD, approve())
+    ) as h:
+
+        async def press_esc() -> None:
+            await h.approver.holding.wait()
+            h.agent.cancel()
+
+        esc = asyncio.create_task(press_esc())
+        events = await h.send("write")
+        await esc
+        assert [r.call_id for r in h.approver.requests] == ["call_A"]
+        assert [(e.decision, e.by) for e in decided(events).values()] == [("cancel", "user")] * 2
+        assert {e.status for e in finished(events).values()} == {"cancelled"}
+        assert events[-1].outcome == "cancelled"
+        assert not list(h.workspace.iterdir())
+        h.assert_session_valid()
+
+
+async def test_esc_before_the_request_went_out_sends_nothing(tmp_path: Path) -> None:
+    protocol = "gemini-interactions"
+    async with agent_over(protocol, tmp_path, answer(protocol)) as h:
+        events: list[AgentEvent] = []
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("hello"):
+                events.append(event)
+                if isinstance(event, TurnStarted):
+                    h.agent.cancel()
+        check_order(events)
+        assert events[-1].outcome == "cancelled"
+        await asyncio.sleep(0.2)
+        assert h.server.requests == []
+        assert h.agent.pending_user_message() == "hello"
+        events = await h.retry()
+        assert events[-1] == LoopEnded("complete")
+
+
+async def test_esc_after_the_turn_completed_runs_nothing(tmp_path: Path) -> None:
+    protocol = "openai-responses"
+    calls = call_ops(("call_A", "run_command", {"command": "touch ran"}))
+    async with agent_over(protocol, tmp_path, Reply(calls), mode=ApprovalMode.AUTO_ALL) as h:
+        events: list[AgentEvent] = []
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("go"):
+                events.append(event)
+                if isinstance(event, TurnCompleted):
+                    h.agent.cancel()
+        check_order(events)
+        assert decided(events)["call_A"].decision == "cancel"
+        assert finished(events)["call_A"].status == "cancelled"
+        assert not (h.workspace / "ran").exists()
+        h.assert_session_valid()
+
+
+async def test_a_caller_that_stops_listening_leaves_no_tool_running(tmp_path: Path) -> None:
+    protocol = "gemini"
+    calls = call_ops(("call_A", "run_command", {"command": SLEEPER}))
+    async with agent_over(protocol, tmp_path, Reply(calls), mode=ApprovalMode.AUTO_ALL) as h:
+        before = asyncio.all_tasks()
+        events = h.agent.send("sleep")
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in events:
+                if isinstance(event, ToolStarted):
+                    pgid = await read_pgid(h.workspace)
+                    break
+        await events.aclose()
+        assert live_members(pgid) == []
+        assert asyncio.all_tasks() - before == set()
+        last = h.agent.messages[-1]
+        assert isinstance(last, ToolResultMessage) and last.output == "interrupted by user"
+        h.assert_session_valid()
+
+
+async def test_a_caller_whose_task_is_cancelled_leaves_no_tool_running(tmp_path: Path) -> None:
+    """As when the app quits with a tool running: its worker task is cancelled."""
+    protocol = "openai-chat"
+    calls = call_ops(("call_A", "run_command", {"command": SLEEPER}))
+    async with agent_over(protocol, tmp_path, Reply(calls), mode=ApprovalMode.AUTO_ALL) as h:
+        started = asyncio.Event()
+
+        async def worker() -> None:
+            async for event in h.agent.send("sleep"):
+                if isinstance(event, ToolStarted):
+                    started.set()
+
+        task = asyncio.create_task(worker())
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            await started.wait()
+            pgid = await read_pgid(h.workspace)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        assert live_members(pgid) == []
+        last = h.agent.messages[-1]
+        assert isinstance(last, ToolResultMessage) and last.output == "interrupted by user"
+        h.assert_session_valid()
