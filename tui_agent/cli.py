@@ -21,6 +21,18 @@ def _parser() -> argparse.ArgumentParser:
         description="A terminal chat UI for tool-using LLM agents.",
     )
     _add_profile_flags(parser)
+    app = parser.add_argument_group("the app")
+    app.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="resume the most recent session for this workspace",
+    )
+    app.add_argument("-r", "--resume", metavar="ID", help="resume a session (id or path)")
+    app.add_argument(
+        "--theme", metavar="NAME", help="dark, light, high-contrast or a theme file's name"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = commands.add_parser(
         "run",
@@ -147,7 +159,24 @@ def main(argv: list[str] | None = None) -> int:
         setup_logging(args.debug)
 
         return run_command.main(args)
-    _parser().print_help()
+    return _run_app(args)
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    from .ui.app import TuiAgentApp
+    from .ui.options import HostOptions
+
+    options = HostOptions(
+        profile=args.profile,
+        protocol=args.protocol,
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        workspace=args.workspace,
+        resume=args.resume,
+        continue_last=args.continue_last,
+    )
+    TuiAgentApp(options, theme_name=args.theme, debug=args.debug).run()
     return EXIT_COMPLETE
 
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import json
+import signal
 import sys
-from typing import TextIO
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TextIO
 
 import httpx
 
@@ -28,8 +33,17 @@ from ..agent.events import (
 from ..agent.history import messages_from_records
 from ..agent.setup import approval_policy, build_agent, system_prompt
 from ..approval.approver import HeadlessApprover
-from ..config import ConfigError, load_config, resolve_profile, resolve_workspace
+from ..config import (
+    Config,
+    ConfigError,
+    ResolvedProfile,
+    load_config,
+    resolve_profile,
+    resolve_workspace,
+)
 from ..conversation import Message
+from ..demo import DEMO_NOTICE, DemoServer
+from ..logs import add_log_secret
 from ..session import Redactor, SessionError, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import NoteRecord
@@ -41,13 +55,27 @@ EXIT_COMPLETE, EXIT_USAGE, EXIT_TRUNCATED = 0, 1, 2
 
 def main(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(_run(args))
-    except KeyboardInterrupt:
+        return asyncio.run(_stoppable(_run(args)))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("tui-agent run: interrupted", file=sys.stderr)
         return EXIT_TRUNCATED
 
 
+async def _stoppable(run: Coroutine[Any, Any, int]) -> int:
+    """SIGTERM stops the run as Ctrl-C does: cancelled, so running tools are killed, not left."""
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals here
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await run
+
+
 def _fail(message: str) -> int:
-    print(f"tui-agent run: {message}", file=sys.stderr)
+    # One line, as documented: a config file's list of problems is joined with "; ".
+    head, *rest = [line.strip() for line in message.splitlines() if line.strip()] or [""]
+    if rest:
+        head = f"{head} {'; '.join(rest)}"
+    print(f"tui-agent run: {head}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -66,11 +94,20 @@ async def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     if profile.is_demo:
-        return _fail(
-            "no provider is configured: set a key such as OPENAI_API_KEY, or add a profile to "
-            "config.toml (see README), or pass --protocol/--model/--base-url"
-        )
-    store = SessionStore(sessions_dir(), Redactor([profile.api_key] if profile.api_key else []))
+        # The built-in offline model: our own loopback server answers for the whole run.
+        async with DemoServer() as demo:
+            print(f"tui-agent run: {DEMO_NOTICE}", file=sys.stderr)
+            demo_profile = dataclasses.replace(profile, base_url=demo.base_url)
+            return await _run_with(args, config, demo_profile, workspace)
+    return await _run_with(args, config, profile, workspace)
+
+
+async def _run_with(
+    args: argparse.Namespace, config: Config, profile: ResolvedProfile, workspace: Path
+) -> int:
+    redactor = Redactor([profile.api_key] if profile.api_key else [])
+    add_log_secret(profile.api_key)
+    store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
     try:
         if args.session:
@@ -88,7 +125,7 @@ async def _run(args: argparse.Namespace) -> int:
             )
     except SessionError as exc:
         return _fail(str(exc))
-    out = _Printer(sys.stdout, sys.stderr, args.json)
+    out = _Printer(sys.stdout, sys.stderr, args.json, redactor)
     prompt = system_prompt(profile, config, workspace)
     if prompt.agents_file is not None:
         note = f"using {prompt.agents_file.name} from the workspace as instructions"
@@ -124,50 +161,90 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 class _Printer:
-    """Text mode: the answer on stdout, everything else as short lines on stderr."""
+    """Text mode: the answer on stdout, everything else as short lines on stderr.
 
-    def __init__(self, stdout: TextIO, stderr: TextIO, as_json: bool) -> None:
+    Nothing printed holds the key: every line is redacted, and the end of the streamed text that
+    could still be the start of a key (its last word) is held back until the word is complete.
+    """
+
+    def __init__(self, stdout: TextIO, stderr: TextIO, as_json: bool, redactor: Redactor) -> None:
         self.stdout, self.stderr, self.as_json = stdout, stderr, as_json
+        self.redact = redactor.redact
         self._mid_line = False
+        self._held = ""
 
     def event(self, event: AgentEvent) -> None:
-        if self.as_json:
-            self.stdout.write(json.dumps(event_to_json(event), ensure_ascii=True) + "\n")
-            self.stdout.flush()
-            return
         if isinstance(event, TextDelta):
-            self.stdout.write(_printable(event.text))
-            self.stdout.flush()
-            self._mid_line = not event.text.endswith("\n")
+            text = self._held + event.text
+            cut = _word_start(text)
+            self._held = text[cut:]
+            self._text(text[:cut])
             return
-        line = _describe(event)
-        if line:
+        self._flush_text()
+        if self.as_json:
+            line = json.dumps(event_to_json(event), ensure_ascii=True)
+            self.stdout.write(self.redact(line) + "\n")
+            self.stdout.flush()
+            return
+        described = _describe(event, self.redact)
+        if described:
             if self._mid_line:
                 self.stdout.write("\n")
                 self._mid_line = False
-            self.stderr.write(_printable(line) + "\n")
+            self.stderr.write(_printable(described) + "\n")
             self.stderr.flush()
 
+    def _text(self, text: str) -> None:
+        if not text:
+            return
+        text = self.redact(text)
+        if self.as_json:
+            line = json.dumps(event_to_json(TextDelta(text)), ensure_ascii=True)
+            self.stdout.write(line + "\n")
+        else:
+            self.stdout.write(_printable(text))
+            self._mid_line = not text.endswith("\n")
+        self.stdout.flush()
+
+    def _flush_text(self) -> None:
+        held, self._held = self._held, ""
+        self._text(held)
+
     def finish(self) -> None:
+        self._flush_text()
         if self._mid_line and not self.as_json:
             self.stdout.write("\n")
 
 
-def _describe(event: AgentEvent) -> str | None:
+_HOLD_LIMIT, _HOLD_KEEP = 4096, 512  # a word this long is printed but for its last 512 chars
+
+
+def _word_start(text: str) -> int:
+    """Where the last word of ``text`` begins (its end if it ends in whitespace)."""
+    at = len(text)
+    while at > 0 and not text[at - 1].isspace():
+        at -= 1
+    if len(text) - at > _HOLD_LIMIT:
+        at = len(text) - _HOLD_KEEP
+    return at
+
+
+def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
     if isinstance(event, CallDecided):
         why = f": {event.reason}" if event.reason else ""
-        return f"[{event.name}] {event.decision} ({event.by}{why})"
+        return redact(f"[{event.name}] {event.decision} ({event.by}{why})")
     if isinstance(event, CallInvalid):
-        return f"[{event.name}] invalid: {event.error}"
+        return redact(f"[{event.name}] invalid: {event.error}")
     if isinstance(event, ToolFinished):
-        first = event.output.strip().splitlines()[0] if event.output.strip() else ""
+        output = redact(event.output).strip()  # before it is cut, so no part of a key is left
+        first = output.splitlines()[0] if output else ""
         return f"[{event.name}] {event.status}: {first[:120]}"
     if isinstance(event, RetryWait):
         return f"retrying in {event.seconds:.1f} s ({event.why}), attempt {event.attempt}"
     if isinstance(event, TurnTruncated):
-        return event.message
+        return redact(event.message)
     if isinstance(event, Notice):
-        return f"{event.level}: {event.text}"
+        return redact(f"{event.level}: {event.text}")
     return None
 
 

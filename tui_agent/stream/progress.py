@@ -28,4 +28,13 @@ class ToolArgumentsReceived:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class RetryWait:
+    """Before a response started: we wait ``seconds`` before attempt ``attempt``, because ``why``."""
+
+    seconds: float
+    attempt: int
+    why: str
+
+
 Progress = TextDelta | ReasoningDelta | ToolCallAnnounced | ToolArgumentsReceived

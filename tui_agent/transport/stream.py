@@ -17,13 +17,21 @@ import httpx
 from ..providers import ProviderRequest
 from ..stream.assembler import TurnAssembler
 from ..stream.events import StreamFailure
-from ..stream.progress import Progress
+from ..stream.progress import Progress, RetryWait
 from ..stream.turn import TruncatedTurn, TurnResult
 from ..turn_reader import TurnReader
 from .errors import describe_http_error
 from .retry import RETRYABLE_STATUS, RetryPolicy
 
 _ERROR_BODY_LIMIT = 64 * 1024
+# Raised by httpx before a response's status line arrived (never while a body is read).
+_BEFORE_RESPONSE = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.RemoteProtocolError,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,15 +40,6 @@ class StreamLimits:
     turn_deadline_s: float = 600.0
     connect_timeout_s: float = 15.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-
-
-@dataclass(frozen=True, slots=True)
-class RetryWait:
-    """Shown to the user: we wait ``seconds`` before attempt ``attempt``, because of ``why``."""
-
-    seconds: float
-    attempt: int
-    why: str
 
 
 RawSink = Callable[[float, str, str], None]
@@ -73,10 +72,12 @@ async def stream_turn(
     )
     started = time.monotonic()
     attempt = 0
+    readers: list[TurnReader] = []  # the response being read, once one started
     try:
         async with asyncio.timeout(limits.turn_deadline_s):
             while True:
                 attempt += 1
+                answered = False
                 try:
                     async with client.stream(
                         "POST",
@@ -85,9 +86,10 @@ async def stream_turn(
                         content=request.content(),
                         timeout=timeout,
                     ) as response:
+                        answered = True
                         if response.status_code == 200:
                             return await _read_stream(
-                                response, protocol, started, on_progress, record
+                                response, protocol, started, on_progress, record, readers
                             )
                         body = await _read_error_body(response)
                         message = describe_http_error(provider, response.status_code, body, secret)
@@ -98,14 +100,29 @@ async def stream_turn(
                             return _failed(message)
                         wait = limits.retry.delay(attempt, response.headers)
                         why = f"HTTP {response.status_code}"
-                except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                except _BEFORE_RESPONSE as exc:
+                    # No byte of a response came (a refused connection, or one reset or closed
+                    # before the status line, as a stale keep-alive connection is): safe to re-send.
+                    if answered:
+                        raise
+                    refused = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                    why = "cannot connect" if refused else "connection lost before a response"
+                    message = f"{provider}: {why}: {_plain(exc, secret)}"
                     if attempt > limits.retry.max_retries:
-                        return _failed(f"{provider}: cannot connect: {_plain(exc, secret)}")
-                    wait, why = limits.retry.delay(attempt), "cannot connect"
+                        return _failed(message)
+                    wait = limits.retry.delay(attempt)
+                if time.monotonic() - started + wait >= limits.turn_deadline_s:
+                    # Sleeping past the deadline would only hide the real cause behind it.
+                    return _failed(
+                        f"{message} (not retried: waiting {wait:.1f} s would pass the turn "
+                        f"deadline of {limits.turn_deadline_s:g} s)"
+                    )
                 on_retry(RetryWait(wait, attempt + 1, why))
                 await sleep(wait)
     except TimeoutError:
-        return _failed(f"{provider}: the turn passed its deadline of {limits.turn_deadline_s:g} s")
+        late = f"{provider}: the turn passed its deadline of {limits.turn_deadline_s:g} s"
+        # A stream cut by the deadline keeps what it showed (text, announced calls) for the record.
+        return _cut(readers[0].close(), late) if readers else _failed(late)
     except httpx.HTTPError as exc:  # pool, write or protocol errors before the stream began
         return _failed(f"{provider}: request failed: {_plain(exc, secret)}")
 
@@ -116,8 +133,10 @@ async def _read_stream(
     started: float,
     on_progress: Callable[[list[Progress]], None],
     record: RawSink,
+    readers: list[TurnReader],
 ) -> TurnResult:
     reader = TurnReader(protocol, lambda name, data: record(time.monotonic() - started, name, data))
+    readers.append(reader)
     try:
         async for chunk in response.aiter_bytes():
             progress = reader.feed(chunk)

@@ -1,0 +1,123 @@
+"""`tui-agent run` as a subprocess, stopped from outside: Ctrl-C or SIGTERM stop the stream or
+kill the running tool (never leave it behind), and a run killed outright is repaired on resume."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .fake_provider import ExpectToolResults, FakeProvider, Reply, StallBeforeTerminal
+from .run_helpers import KEY, Home, final, finish, types, write_call
+
+SIGNALS = [signal.SIGINT, signal.SIGTERM]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return Home(tmp_path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie nobody reaped yet is not running
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _command_call(command: str, call_id: str = "toolu_S") -> list[tuple[Any, ...]]:
+    args = json.dumps({"command": command})
+    return [("call", 0, call_id, "run_command"), ("args", 0, args), ("close", 0)]
+
+
+def _wait_for_pid(path: Path, timeout: float = 15.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            return int(path.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the tool never started")
+
+
+def test_ctrl_c_during_the_stream_runs_nothing(home: Home) -> None:
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(Reply(write_call("made.txt", "x" * 50), faults=StallBeforeTerminal()))
+        process = home.start(server, "write the file", approve="all")
+        try:
+            assert server.wait_stalled(15.0)
+            time.sleep(0.2)
+            process.send_signal(signal.SIGINT)
+            done = finish(process)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert done.code == 2
+    assert done.stderr == "tui-agent run: interrupted\n"
+    assert not (home.workspace / "made.txt").exists()
+    assert "assistant" not in types(home.records())
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_a_tool_runs_kills_it(sig: signal.Signals, home: Home) -> None:
+    pid_file = home.workspace / "pid.txt"
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply(_command_call("echo $$ > pid.txt; exec sleep 30")))
+        process = home.start(server, "sleep", approve="all")
+        pid = None
+        try:
+            pid = _wait_for_pid(pid_file)
+            process.send_signal(sig)
+            done = finish(process)
+            deadline = time.monotonic() + 3.0
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not _alive(pid), "the tool's process outlived tui-agent run"
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+            if pid is not None and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert done.code == 2
+    assert done.stderr.endswith("tui-agent run: interrupted\n")
+    records = home.records()
+    assert types(records)[-2:] == ["tool_start", "tool_result"]
+    assert records[-1]["status"] == "interrupted"
+
+
+def test_a_killed_run_is_repaired_when_the_session_continues(home: Home) -> None:
+    pid_file = home.workspace / "pid.txt"
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(Reply(_command_call("echo $$ > pid.txt; exec sleep 5")))
+        process = home.start(server, "sleep", approve="all")
+        pid = None
+        try:
+            pid = _wait_for_pid(pid_file)
+            process.kill()  # no chance to clean up: as if the machine went down
+            finish(process)
+        finally:
+            if pid is not None and _alive(pid):
+                os.kill(pid, signal.SIGKILL)  # SIGKILL cannot be handed on; we clean up
+        (path,) = home.sessions()
+        assert types(home.records())[-1] == "tool_start"
+        server.script(
+            final(server.protocol, "Recovered.", ExpectToolResults({"toolu_S": "interrupted"}))
+        )
+        done = home.run(server, "go on", "--session", path.stem, approve="all")
+        server.assert_all_consumed()
+    assert done.code == 0, done.stderr
+    assert done.stdout == "Recovered.\n"
+    records = home.records()
+    assert types(records)[-4:] == ["tool_start", "tool_result", "user", "assistant"]
+    assert records[-3]["status"] == "interrupted"
