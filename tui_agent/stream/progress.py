@@ -30,7 +30,7 @@ class ToolArgumentsReceived:
 
 @dataclass(frozen=True, slots=True)
 class RetryWait:
-    """Before a response started: we wait ``seconds`` before attempt ``attempt``, because ``why``."""
+    """Before a response started: wait ``seconds`` before attempt ``attempt``, because ``why``."""
 
     seconds: float
     attempt: int
