@@ -1,0 +1,135 @@
+"""The approval prompt's keys: which exist, the hint line that shows them, and what they keep."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.widget import Widget
+
+from ...approval.decision import Decision
+from ...approval.rules import SHELL_TOOL, AllowCommand, AllowCommandPrefix, Rule
+from ...approval.shell_words import command_words
+from ..sanitize import safe_text
+
+CHOICE_KEYS = frozenset({"y", "t", "p", "A", "n", "r", "e", "escape", "ctrl+c"})
+SCROLL_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end"})
+
+KeyPair = tuple[str, str]
+_KEY_STYLE = "bold reverse"
+# A second word kept in the default prefix: "git status", "npm test"; never a path or a flag.
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+def default_prefix(command: str) -> str | None:
+    """The prefix offered for a command: its first word, and a subcommand if one follows.
+
+    None when no prefix rule could match the command (shell operators, several lines).
+    """
+    words = command_words(command)
+    if not words:
+        return None
+    chosen = words[:2] if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]) else words[:1]
+    return shlex.join(chosen)
+
+
+def prefix_rule(text: str, arguments: Mapping[str, Any]) -> AllowCommandPrefix | str:
+    """The prefix rule ``text`` spells, or why it cannot be kept for this call."""
+    try:
+        rule = AllowCommandPrefix.parse(text)
+    except ValueError as exc:  # RuleError, or shlex on a quote it cannot close
+        return str(exc)
+    if not rule.matches(SHELL_TOOL, arguments):
+        return f"this command does not start with: {rule.text}"
+    return rule
+
+
+def key_pairs(mode: str, *, kept: Rule | None, prefix: bool, rest: bool) -> list[KeyPair]:
+    """The keys that work in ``mode``, each with what it does."""
+    if mode == "reason":
+        return [("enter", "deny with this reason"), ("esc", "back")]
+    if mode == "prefix":
+        return [("enter", "keep this rule and approve"), ("esc", "back")]
+    if mode == "edit":
+        return [("ctrl+s", "submit the edited arguments"), ("esc", "back")]
+    pairs = [("y", "approve once")]
+    if kept is not None:
+        pairs.append(("t", _short(kept)))
+    if prefix:
+        pairs.append(("p", "allow a command prefix…"))
+    if rest:
+        pairs.append(("A", "approve the rest of this turn"))
+    return [
+        *pairs,
+        ("n", "deny"),
+        ("r", "deny with a reason"),
+        ("e", "edit"),
+        ("esc", "cancel the turn"),
+        ("↑↓ pgup pgdn", "scroll"),
+    ]
+
+
+class KeyHints(Widget):
+    """The line of keys, wrapped between pairs (never inside one); "…" leads it while arming."""
+
+    DEFAULT_CSS = """
+    KeyHints { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._pairs: list[KeyPair] = []
+        self._arming = False
+        self._message: Text | None = None
+
+    def show_keys(self, pairs: list[KeyPair], *, arming: bool) -> None:
+        self._pairs, self._arming, self._message = pairs, arming, None
+        self.refresh(layout=True)
+
+    def show_message(self, message: Text) -> None:
+        self._message = message
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        if self._message is not None:
+            return self._message
+        width = max(self.size.width, 20)
+        line = Text("…" if self._arming else "")
+        current = line.cell_len  # cells on the line being filled
+        for key, label in self._pairs:
+            pair = Text.assemble((f" {key} ", _KEY_STYLE), " ", safe_text(label))
+            if current and current + 2 + pair.cell_len > width:
+                line.append("\n")
+                current = 0
+            elif current:
+                line.append("  ")
+                current += 2
+            line.append_text(pair)
+            current += pair.cell_len
+        return line
+
+
+def describe_decision(decision: Decision) -> Text:
+    """One line saying what was decided, shown on the prompt once it is resolved."""
+    if decision.kind == "approve":
+        text = "approved"
+        if decision.remember is not None:
+            text += f"; keeps: {decision.remember.describe()}"
+        if decision.approve_rest:
+            text += ", with the rest of this turn"
+    elif decision.kind == "deny":
+        text = f"denied: {decision.reason}" if decision.reason else "denied"
+    elif decision.kind == "edit":
+        text = "edited arguments sent for validation"
+    else:
+        text = "turn cancelled"
+    return safe_text(text, one_line=True)
+
+
+def _short(rule: Rule) -> str:
+    if isinstance(rule, AllowCommand):
+        return "always allow this exact command"
+    return rule.describe()

@@ -1,0 +1,326 @@
+"""The approval prompt: one tool call shown in full, answered by a single key.
+
+Keys are taken only while the prompt (or one of its inputs) has focus, and only once it is armed:
+``arming_delay`` seconds after the call's preview appeared, so a key typed before the prompt
+showed up approves nothing. The prompt resolves exactly once: it posts ``Decided`` and resolves
+the optional future, then disables itself. Removed undecided, it resolves the future with
+``cancel()`` so the agent never waits on a prompt nobody can answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Literal
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Input, Label, Static, TextArea
+
+from ...approval.approver import ApprovalRequest
+from ...approval.decision import Decision, approve, cancel, deny, edit
+from ...approval.rules import SHELL_TOOL, Rule, RuleError, rule_for_call
+from ...tools.spec import ToolContext
+from ..call_preview import CallPreview, build_preview, editable_arguments, json_text
+from ..sanitize import safe_text
+from .approval_keys import (
+    CHOICE_KEYS,
+    SCROLL_KEYS,
+    KeyHints,
+    default_prefix,
+    describe_decision,
+    key_pairs,
+    prefix_rule,
+)
+from .folded_text import FoldedText
+
+Mode = Literal["loading", "choose", "reason", "prefix", "edit", "decided"]
+_BACK_KEYS = ("escape", "ctrl+c")
+
+
+class ApprovalPrompt(Vertical, can_focus=True):
+    """Asks the user about one call of ``request``; see the module docstring for the contract."""
+
+    DEFAULT_CSS = """
+    ApprovalPrompt {
+        height: auto;
+        padding: 0 1;
+        border: round $warning 60%;
+        background: $surface;
+    }
+    ApprovalPrompt:focus-within { border: round $warning; }
+    ApprovalPrompt:disabled { border: round $panel; }
+    ApprovalPrompt #title { height: 1; }
+    ApprovalPrompt #title Label { margin-right: 2; }
+    ApprovalPrompt #tool { text-style: bold; }
+    ApprovalPrompt .risk { text-style: bold; color: $error; }
+    ApprovalPrompt .risk-read { color: $success; }
+    ApprovalPrompt .risk-write { color: $warning; }
+    ApprovalPrompt #heading { color: $text-muted; }
+    ApprovalPrompt #arguments { height: auto; max-height: 40vh; background: $boost; }
+    ApprovalPrompt #notes { color: $warning; }
+    ApprovalPrompt #error { color: $error; }
+    ApprovalPrompt #rule { color: $accent; }
+    ApprovalPrompt .-empty { display: none; }
+    ApprovalPrompt.-arming #keys { text-opacity: 45%; }
+    ApprovalPrompt #editor { height: auto; min-height: 5; max-height: 40vh; }
+    """
+
+    class Decided(Message):
+        """The user answered: ``decision`` for ``prompt.request``."""
+
+        def __init__(self, prompt: ApprovalPrompt, decision: Decision) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.decision = decision
+
+        @property
+        def control(self) -> ApprovalPrompt:
+            return self.prompt
+
+    def __init__(
+        self,
+        request: ApprovalRequest,
+        *,
+        workspace: Path,
+        arming_delay: float = 0.4,
+        future: asyncio.Future[Decision] | None = None,
+        protected: tuple[Path, ...] = (),
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.request = request
+        self.arming_delay = arming_delay
+        self._tool_context = ToolContext(workspace=workspace, protected=protected)
+        self._future = future
+        self._mode: Mode = "loading"
+        self._armed = False
+        self._decision: Decision | None = None
+        command = request.arguments.get("command") if request.tool_name == SHELL_TOOL else None
+        self._prefix = default_prefix(command) if isinstance(command, str) else None
+        self._session_rule: Rule | RuleError
+        try:
+            self._session_rule = rule_for_call(request.tool_name, request.arguments)
+        except RuleError as exc:
+            self._session_rule = exc
+        self.add_class("-arming")
+
+    @property
+    def armed(self) -> bool:
+        """True once the preview is shown and the arming delay has passed."""
+        return self._armed
+
+    @property
+    def mode(self) -> Mode:
+        """What the prompt is waiting for: a choice, a reason, a prefix, an edit, or nothing."""
+        return self._mode
+
+    @property
+    def decision(self) -> Decision | None:
+        """The decision, once made."""
+        return self._decision
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        with Horizontal(id="title"):
+            yield Label(Text(f"call {request.position} of {request.total}"), id="position")
+            yield Label(safe_text(request.tool_name, one_line=True), id="tool")
+            risk = safe_text(request.risk, one_line=True)
+            yield Label(risk, id="risk", classes=f"risk risk-{_css_name(request.risk)}")
+        yield Static(Text("arguments"), id="heading")
+        yield FoldedText(Text("preparing the preview…"), id="arguments")
+        yield Static(id="notes", classes="-empty")
+        yield Static(id="error", classes="-empty")
+        yield KeyHints(id="keys")
+
+    def on_mount(self) -> None:
+        self._refresh_hints()
+        self.run_worker(self._load_preview(), group="preview", exclusive=True)
+
+    def on_unmount(self) -> None:
+        if self._future is not None and not self._future.done():
+            self._future.set_result(cancel())
+
+    async def _load_preview(self) -> None:
+        request = self.request
+        try:
+            preview = await asyncio.to_thread(
+                build_preview, request.tool_name, request.arguments, self._tool_context
+            )
+        except Exception as exc:  # a preview must never cost the user the prompt
+            note = f"could not prepare the preview: {exc}"
+            preview = CallPreview("json", Text("arguments"), json_text(request.arguments), (note,))
+        self.query_one("#heading", Static).update(preview.heading)
+        self.query_one(FoldedText).update(preview.body)
+        self._set_line("#notes", "\n".join(preview.notes))
+        self._mode = "choose"
+        if self.arming_delay > 0:
+            self.set_timer(self.arming_delay, self._arm)
+        else:  # a timer of 0 s is refused by Textual
+            self._arm()
+
+    def _arm(self) -> None:
+        self._armed = True
+        self.remove_class("-arming")
+        self._refresh_hints()
+
+    async def on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self._mode == "choose":
+            if key in SCROLL_KEYS:
+                self._scroll(key)
+            elif self._armed and key in CHOICE_KEYS:
+                await self._choose(key)
+            elif not (event.is_printable or key in (*_BACK_KEYS, "enter")):
+                return  # tab and the like still move focus
+        elif self._mode in ("reason", "prefix", "edit"):
+            if key in _BACK_KEYS:
+                await self._back_to_choice()
+            elif key == "ctrl+s" and self._mode == "edit":
+                self._submit_edit()
+            else:
+                return
+        elif self._mode == "loading" and not (event.is_printable or key in _BACK_KEYS):
+            return
+        event.stop()
+        event.prevent_default()
+
+    async def _choose(self, key: str) -> None:
+        self._set_line("#error", "")
+        if key == "y":
+            self._resolve(approve())
+        elif key == "t":
+            rule = self._session_rule
+            if isinstance(rule, RuleError):
+                self._set_line("#error", str(rule))
+            else:
+                self._resolve(approve(remember=rule))
+        elif key == "p":
+            await self._open_prefix()
+        elif key == "A":
+            self._resolve(approve(approve_rest=True))
+        elif key == "n":
+            self._resolve(deny())
+        elif key == "r":
+            reason = Input(placeholder="why not (sent to the model)", id="reason")
+            await self._open_input("reason", reason)
+        elif key == "e":
+            text = editable_arguments(self.request.arguments)
+            await self._open_input("edit", TextArea(text, show_line_numbers=True, id="editor"))
+        else:  # escape, ctrl+c
+            self._resolve(cancel())
+
+    async def _open_prefix(self) -> None:
+        if self._prefix is None:
+            if self.request.tool_name == SHELL_TOOL:
+                why = "a prefix rule never matches a command with shell operators or several lines"
+            else:
+                why = f"prefix rules are for {SHELL_TOOL} only"
+            self._set_line("#error", why)
+            return
+        await self.mount(Static(id="rule"), before="#error")
+        await self._open_input(
+            "prefix", Input(value=self._prefix, id="prefix", select_on_focus=False)
+        )
+        self._show_prefix_rule(self._prefix)
+
+    async def _open_input(self, mode: Mode, widget: Input | TextArea) -> None:
+        self._mode = mode
+        widget.add_class("-editor")
+        await self.mount(widget, before="#error")
+        widget.focus()
+        self._refresh_hints()
+
+    async def _back_to_choice(self) -> None:
+        await self.query(".-editor, #rule").remove()
+        self._mode = "choose"
+        self._set_line("#error", "")
+        self.focus()
+        self._refresh_hints()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "prefix":
+            event.stop()
+            self._show_prefix_rule(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "reason" and self._mode == "reason":
+            self._resolve(deny(event.value.strip() or None))
+        elif event.input.id == "prefix" and self._mode == "prefix":
+            rule = prefix_rule(event.value, self.request.arguments)
+            if isinstance(rule, str):
+                self._set_line("#error", rule)
+            else:
+                self._resolve(approve(remember=rule))
+
+    def _show_prefix_rule(self, text: str) -> None:
+        rule = prefix_rule(text, self.request.arguments)
+        line = Text("keeps: ")
+        if isinstance(rule, str):
+            line.append_text(safe_text(rule, "bold"))
+        else:
+            line.append_text(safe_text(rule.describe(), "bold"))
+        self.query_one("#rule", Static).update(line)
+
+    def _submit_edit(self) -> None:
+        text = self.query_one("#editor", TextArea).text
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            self._set_line("#error", f"not valid JSON: {exc}; fix it, or Esc to go back")
+            return
+        if not isinstance(value, dict):
+            self._set_line("#error", "the arguments must be one JSON object {...}")
+            return
+        self._resolve(edit(text))
+
+    def _resolve(self, decision: Decision) -> None:
+        if self._decision is not None:
+            return
+        self._decision = decision
+        self._mode = "decided"
+        if self._future is not None and not self._future.done():
+            self._future.set_result(decision)
+        self.post_message(self.Decided(self, decision))
+        self.query(".-editor, #rule").remove()
+        self._set_line("#error", "")
+        self.query_one(KeyHints).show_message(describe_decision(decision))
+        self.disabled = True
+
+    def _scroll(self, key: str) -> None:
+        view = self.query_one(FoldedText)
+        actions = {
+            "up": view.scroll_up,
+            "down": view.scroll_down,
+            "pageup": view.scroll_page_up,
+            "pagedown": view.scroll_page_down,
+            "home": view.scroll_home,
+            "end": view.scroll_end,
+        }
+        actions[key](animate=False)
+
+    def _set_line(self, selector: str, text: str) -> None:
+        line = self.query_one(selector, Static)
+        line.update(safe_text(text))
+        line.set_class(not text, "-empty")
+
+    def _refresh_hints(self) -> None:
+        rule = self._session_rule
+        pairs = key_pairs(
+            self._mode,
+            kept=rule if not isinstance(rule, RuleError) else None,
+            prefix=self._prefix is not None,
+            rest=self.request.position < self.request.total,
+        )
+        self.query_one(KeyHints).show_keys(pairs, arming=not self._armed)
+
+
+def _css_name(risk: str) -> str:
+    return "".join(char if char.isalnum() else "-" for char in risk.lower()) or "unknown"
