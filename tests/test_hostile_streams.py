@@ -113,3 +113,18 @@ def test_events_after_the_terminal_event_are_ignored() -> None:
     assert reader.ended
     assert reader.feed(late) == []
     assert [c.name for c in reader.close().tool_calls] == ["f"]
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_values)
+def test_compact_serialization_is_exactly_the_stdlib_one(value: object) -> None:
+    from tui_agent.stream.jsonparse import dumps_compact
+
+    assert dumps_compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))

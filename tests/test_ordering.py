@@ -50,8 +50,8 @@ def test_an_instrumented_consumer_sees_arguments_only_after_the_terminal_event(
 def test_finishing_before_the_terminal_event_gives_names_but_no_arguments() -> None:
     assembler = TurnAssembler()
     assembler.feed(ToolCallStarted(0, "c1", "read_file"))
-    progress = assembler.feed(ToolArgumentsDelta(0, ARGS))
-    assert progress == ToolArgumentsReceived(0, len(ARGS))
+    assert assembler.feed(ToolArgumentsDelta(0, ARGS)) is None
+    assert assembler.take_sizes() == [ToolArgumentsReceived(0, len(ARGS))]
     result = assembler.finish()
     assert result.outcome == "truncated"
     assert MARKER not in repr(result) and MARKER not in repr(result.to_dict())
@@ -60,5 +60,9 @@ def test_finishing_before_the_terminal_event_gives_names_but_no_arguments() -> N
 def test_progress_counts_utf8_bytes() -> None:
     assembler = TurnAssembler()
     assembler.feed(ToolCallStarted("k", "c1", "f"))
-    assert assembler.feed(ToolArgumentsDelta("k", '{"a":"é')) == ToolArgumentsReceived(0, 8)
-    assert assembler.feed(ToolArgumentsDelta("k", '"}')) == ToolArgumentsReceived(0, 10)
+    assembler.feed(ToolArgumentsDelta("k", '{"a":"é'))
+    assert assembler.take_sizes() == [ToolArgumentsReceived(0, 8)]
+    assembler.feed(ToolArgumentsDelta("k", '"}'))
+    assembler.feed(ToolArgumentsDelta("k", " "))
+    assert assembler.take_sizes() == [ToolArgumentsReceived(0, 11)]
+    assert assembler.take_sizes() == []

@@ -37,11 +37,25 @@ class TurnReader:
         if assembler.ended:
             return []
         progress: list[Progress] = []
+        on_event = self._on_event
+        decode = self._decoder.decode
+        feed = assembler.feed
         for sse in self._framer.feed(chunk):
-            progress += self.feed_event(sse.event, sse.data)
+            name, data = sse.event, sse.data
+            self.events_seen += 1
+            if on_event is not None:
+                on_event(name, data)
+            try:
+                events = decode(name, data)
+            except Exception as exc:  # a hostile event must end the turn, never the app
+                events = [_undecodable(name, exc)]
+            for event in events:
+                shown = feed(event)
+                if shown is not None:
+                    progress.append(shown)
             if assembler.ended:
                 break
-        return progress
+        return progress + assembler.take_sizes()
 
     def feed_event(self, name: str, data: str) -> list[Progress]:
         """Decode one complete SSE event (live, or recorded and replayed)."""
@@ -56,13 +70,13 @@ class TurnReader:
             shown = assembler.feed(event)
             if shown is not None:
                 progress.append(shown)
-        return progress
+        return progress + assembler.take_sizes()
 
     def _decode(self, name: str, data: str) -> list[StreamEvent]:
         try:
             return self._decoder.decode(name, data)
         except Exception as exc:  # a hostile event must end the turn, never the app
-            return [StreamFailure("protocol", f"undecodable {name} event ({type(exc).__name__})")]
+            return [_undecodable(name, exc)]
 
     def close(self) -> TurnResult:
         """End of the body. Complete only if the terminal event arrived and ended normally."""
@@ -79,3 +93,7 @@ def assemble(protocol: str, chunks: Iterable[bytes]) -> TurnResult:
     for chunk in chunks:
         feed(chunk)
     return reader.close()
+
+
+def _undecodable(name: str, exc: Exception) -> StreamFailure:
+    return StreamFailure("protocol", f"undecodable {name} event ({type(exc).__name__})")

@@ -54,7 +54,11 @@ def _utf8_size(text: str) -> int:
 
 
 class TurnAssembler:
-    """Consumes one turn's StreamEvents; ``feed`` returns what may be shown now, if anything."""
+    """Consumes one turn's StreamEvents; ``feed`` returns what may be shown now, if anything.
+
+    Argument bytes are counted per call and published in batches: ``take_sizes()`` gives one
+    ToolArgumentsReceived per call that grew since it was last asked (once per network read).
+    """
 
     def __init__(self) -> None:
         self._text: list[str] = []
@@ -66,6 +70,7 @@ class TurnAssembler:
         self._error: str | None = None
         self._failed = False
         self._response_id: str | None = None
+        self._grown: dict[int, _CallBuffer] = {}
         self._handlers: dict[type, Callable[[Any], Progress | None]] = {
             TextDelta: self._on_text,
             ReasoningDelta: self._on_reasoning,
@@ -92,13 +97,21 @@ class TurnAssembler:
         return self._handlers[type(event)](event)
 
     def feed_all(self, events: list[StreamEvent]) -> list[Progress]:
-        """Feed several events; the progress they produce, in order."""
+        """Feed several events; the progress they produce, in order, then the sizes."""
         out: list[Progress] = []
         for event in events:
             progress = self.feed(event)
             if progress is not None:
                 out.append(progress)
-        return out
+        return out + self.take_sizes()
+
+    def take_sizes(self) -> list[ToolArgumentsReceived]:
+        """Running argument byte counts of the calls that grew since the last call."""
+        if not self._grown:
+            return []
+        sizes = [ToolArgumentsReceived(c.position, c.size) for c in self._grown.values()]
+        self._grown.clear()
+        return sizes
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -151,8 +164,9 @@ class TurnAssembler:
             return None
         call.parts.append(fragment)
         call.chars += len(fragment)
-        call.size += _utf8_size(fragment)
-        return ToolArgumentsReceived(call.position, call.size)
+        call.size += len(fragment) if fragment.isascii() else _utf8_size(fragment)
+        self._grown[call.position] = call
+        return None
 
     def _on_arguments_final(self, event: ToolArgumentsFinal) -> Progress | None:
         call, _ = self._call(event.key)
@@ -160,15 +174,16 @@ class TurnAssembler:
             return None
         call.final = event.arguments
         size = _utf8_size(event.arguments)
-        if size <= call.size:
-            return None
-        call.size = size
-        return ToolArgumentsReceived(call.position, call.size)
+        if size > call.size:
+            call.size = size
+            self._grown[call.position] = call
+        return None
 
     def _on_arguments_progress(self, event: ToolArgumentsProgress) -> Progress | None:
         call, _ = self._call(event.key)
         call.size += event.size
-        return ToolArgumentsReceived(call.position, call.size)
+        self._grown[call.position] = call
+        return None
 
     def _on_call_closed(self, event: ToolCallClosed) -> Progress | None:
         call = self._calls.get(event.key)

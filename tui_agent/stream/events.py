@@ -1,6 +1,8 @@
 """The normalized vocabulary a protocol decoder speaks to the turn assembler.
 
-Every wire protocol is turned into these few events. ``key`` is the protocol's own call key
+Every wire protocol is turned into these few events. They are treated as immutable but not
+declared frozen: a frozen dataclass costs 2-3x more to build, and one is built per delta on the
+hottest path there is (bench/assemble_bench.py). ``key`` is the protocol's own call key
 (item id, block index, choice and tool index, step index): buffers are kept per key, so
 interleaved parallel calls never mix. Nothing here does I/O.
 """
@@ -12,28 +14,28 @@ from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     """Visible assistant text, as streamed."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningDelta:
     """Reasoning or thinking text, as streamed."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ResponseIdentified:
     """The provider's id for this response (or a digest of its first event when it sends none)."""
 
     response_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallStarted:
     """A client-side tool call was announced. Repeats for a known key only fill in blanks."""
 
@@ -42,7 +44,7 @@ class ToolCallStarted:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolArgumentsDelta:
     """A fragment of a call's argument string, appended to that call's hidden buffer."""
 
@@ -50,7 +52,7 @@ class ToolArgumentsDelta:
     fragment: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolArgumentsFinal:
     """The complete argument string, from an event that carries it whole; it wins over deltas."""
 
@@ -58,7 +60,7 @@ class ToolArgumentsFinal:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolArgumentsProgress:
     """Argument bytes received where they do not arrive as a string (Vertex partialArgs)."""
 
@@ -66,21 +68,21 @@ class ToolArgumentsProgress:
     size: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallClosed:
     """The provider closed the call's block. Its arguments are still not usable before TurnEnd."""
 
     key: Hashable
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UsageReported:
     """A usage object exactly as the provider sent it; the last one wins."""
 
     usage: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreamFailure:
     """The provider reported an error mid-stream, or the stream broke the protocol."""
 
@@ -88,14 +90,14 @@ class StreamFailure:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StopReasonSeen:
     """Why the provider stops, sent ahead of its terminal event (finish_reason, message_delta)."""
 
     stop_reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnEnd:
     """The protocol's terminal event was decoded.
 

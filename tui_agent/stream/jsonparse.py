@@ -30,5 +30,25 @@ def is_json(text: str) -> bool:
 
 
 def dumps_compact(value: Any) -> str:
-    """The one serialization for arguments a provider sent as an object."""
+    """The one serialization for arguments a provider sent as an object: exactly
+    ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, made by orjson when the
+    two agree (no floats, whose text differs; no big ints or lone surrogates, which it refuses)."""
+    if not _has_float(value):
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:
+            pass
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _has_float(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float):
+            return True
+    return False

@@ -66,8 +66,8 @@ async def run_in_process_group(
     # Our own pipe rather than asyncio's: we can close it while a child that escaped the group
     # still holds the other end, and proc.wait() does not wait for it to close.
     read_fd, write_fd = os.pipe()
-    try:
-        proc = await asyncio.create_subprocess_exec(
+    spawning = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
             env=dict(env),
@@ -76,6 +76,15 @@ async def run_in_process_group(
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+    )
+    try:
+        proc = await asyncio.shield(spawning)
+    except asyncio.CancelledError:
+        # The program may already run (even have forked) while the spawn is still being set
+        # up: asyncio would kill only the direct child. Let it finish, then end the group.
+        os.close(read_fd)
+        await _stop_spawned(spawning, grace_s)
+        raise
     except OSError as exc:
         os.close(read_fd)
         raise ProcessStartError(argv[0], exc.strerror or str(exc)) from None
@@ -95,7 +104,12 @@ async def run_in_process_group(
     except TimeoutError:
         timed_out = True
     except asyncio.CancelledError:
-        await asyncio.shield(_finish(proc, transport, collector, grace_s))
+        # A second cancel (Esc twice, or the app quitting) must not cut the kill short:
+        # the group is gone before the cancellation goes on.
+        finishing = asyncio.ensure_future(_finish(proc, transport, collector, grace_s))
+        while not finishing.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(finishing)
         raise
     stopped = await _finish(proc, transport, collector, grace_s)
     return ProcessResult(
@@ -106,6 +120,25 @@ async def run_in_process_group(
         stopped_leftovers=stopped and not timed_out,
         elapsed_s=time.monotonic() - started,
     )
+
+
+async def _stop_spawned(
+    spawning: asyncio.Future[asyncio.subprocess.Process], grace_s: float
+) -> None:
+    while not spawning.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(spawning)
+    if spawning.cancelled() or spawning.exception() is not None:
+        return
+    proc = spawning.result()
+    stopping = asyncio.ensure_future(stop_process_group(proc.pid, grace_s))
+    while not stopping.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(stopping)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+        await asyncio.wait_for(proc.wait(), grace_s)
 
 
 async def stop_process_group(pgid: int, grace_s: float = DEFAULT_GRACE_S) -> bool:
@@ -120,7 +153,15 @@ async def stop_process_group(pgid: int, grace_s: float = DEFAULT_GRACE_S) -> boo
         await asyncio.sleep(_POLL_S)
     # Always: it also reaches a child forked after the SIGTERM, and is harmless otherwise.
     _signal_group(pgid, signal.SIGKILL)
+    # SIGKILL is delivered asynchronously: on a loaded machine a member can still be
+    # running for a moment. Callers are promised the group is gone when we return.
+    deadline = time.monotonic() + _KILL_SETTLE_S
+    while time.monotonic() < deadline and _group_running(pgid):
+        await asyncio.sleep(_POLL_S)
     return True
+
+
+_KILL_SETTLE_S = 2.0
 
 
 class _CappedOutput(asyncio.Protocol):

@@ -36,6 +36,7 @@ class GenerateContentDecoder(StreamDecoder):
         self._next_key = 0
         self._open_key: int | None = None
         self._open_args: PartialArgsObject | None = None
+        self._usage: dict[str, Any] | None = None
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
         payload = parse_payload(event, data, _KNOWN_EVENTS)
@@ -67,7 +68,9 @@ class GenerateContentDecoder(StreamDecoder):
             if isinstance(feedback, dict):
                 finish_reason = feedback.get("blockReason")
         usage = payload.get("usageMetadata")
-        if isinstance(usage, dict):
+        if isinstance(usage, dict) and usage != self._usage:
+            # Sent on every chunk, mostly unchanged: only a change is news.
+            self._usage = usage
             out.append(UsageReported(usage))
         if isinstance(finish_reason, str) and finish_reason:
             self._close_open_call(out)

@@ -96,6 +96,21 @@ class ChatCompletionsDecoder(StreamDecoder):
 
     def _tool_fragment(self, fragment: dict[str, Any], out: list[StreamEvent]) -> None:
         function = fragment.get("function")
+        index = fragment.get("index")
+        if (
+            len(fragment) == 2
+            and type(index) is int
+            and isinstance(function, dict)
+            and (len(function) == 1)
+        ):
+            # The common case, one per fragment: more arguments for a call on a known index.
+            key = self._by_index.get(index)
+            arguments = function.get("arguments")
+            if key is not None and isinstance(arguments, str):
+                self._last_key = key
+                if arguments:
+                    out.append(ToolArgumentsDelta(key, arguments))
+                return
         if not isinstance(function, dict):
             function = {}
         call_id = fragment.get("id") or function.get("id") or ""
