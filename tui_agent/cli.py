@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 EXIT_COMPLETE = 0
 EXIT_UNUSABLE = 1
@@ -13,10 +13,20 @@ EXIT_TRUNCATED = 2
 _READ_SIZE = 65536
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line on stderr and exit 1, like every other usage error."""
+
+    def error(self, message: str) -> NoReturn:
+        # What the user typed is in the message: no control character reaches the terminal.
+        shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)
+        self.exit(EXIT_UNUSABLE, f"{self.prog}: {shown} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
+    from .commands.session_args import add_session_commands
     from .providers import PROTOCOLS
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tui-agent",
         description="A terminal chat UI for tool-using LLM agents.",
     )
@@ -56,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         "--protocol", required=True, metavar="P", help="one of: " + ", ".join(PROTOCOLS)
     )
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
+    add_session_commands(commands)
     return parser
 
 
@@ -159,7 +170,23 @@ def main(argv: list[str] | None = None) -> int:
         setup_logging(args.debug)
 
         return run_command.main(args)
+    if args.command in ("sessions", "export"):
+        return _run_session_command(args)
     return _run_app(args)
+
+
+def _run_session_command(args: argparse.Namespace) -> int:
+    try:
+        if args.command == "export":
+            from .commands import export
+
+            return export.main(args)
+        from .commands import sessions
+
+        return sessions.main(args)
+    except KeyboardInterrupt:
+        print(f"tui-agent {args.command}: interrupted", file=sys.stderr)
+        return EXIT_UNUSABLE
 
 
 def _run_app(args: argparse.Namespace) -> int:

@@ -1,0 +1,245 @@
+"""A session as Markdown for a person to read: messages, tool calls, decisions and results.
+
+Layout: the title, a list of header facts, then each message as ``## N · User`` or
+``## N · Assistant`` (N as ``tui-agent sessions`` counts messages, so ``fork --at N`` can be read
+off the export). An assistant turn shows its reasoning in a collapsed ``<details>`` block, its
+text, then each call in the order the model announced it: its arguments (pretty JSON, or a shell
+block for ``run_command``), the decision and the result. What the loop recorded between messages
+follows in file order: a discarded turn, a withdrawn message, notes.
+
+Everything is untrusted text: control and invisible characters are made visible
+(``markdown_safe``) and every fence is longer than the longest run of backticks it holds.
+A result longer than ``RESULT_LIMIT`` characters is cut, with a note.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..agent.fork import is_message, message_count
+from ..session import LoadedSession
+from ..session.records import (
+    AssistantRecord,
+    DecisionRecord,
+    NoteRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    ToolStartRecord,
+    TruncatedRecord,
+    UserRecord,
+    WithdrawRecord,
+)
+from ..ui.sanitize import markdown_safe
+from .output import human_utc
+
+RESULT_LIMIT = 4096
+_BACKTICKS = re.compile(r"`+")
+
+
+def render_markdown(loaded: LoadedSession) -> str:
+    """The whole session as Markdown (ends with a newline)."""
+    out: list[str] = [f"# {_line(loaded.title)}", "", *_facts(loaded), ""]
+    if loaded.problems:
+        out += ["> **Skipped when reading the session file:**", ">"]
+        out += [f"> - {_line(problem)}" for problem in loaded.problems]
+        out.append("")
+    number = 0
+    for segment in _segments(loaded.records):
+        head = segment[0]
+        if is_message(head):
+            number += 1
+            out += _message(number, head, segment[1:])
+        else:
+            out += _others(segment)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _facts(loaded: LoadedSession) -> list[str]:
+    header = loaded.header
+    unknown = "(unknown)"
+    return [
+        f"- Session: {_code(header.id)}",
+        f"- Created: {human_utc(header.created)}",
+        f"- Profile: {_code(header.profile or unknown)} (protocol "
+        f"{_code(header.protocol or unknown)}, model {_code(header.model or unknown)})",
+        f"- Workspace: {_code(header.workspace or unknown)}",
+        f"- Messages: {message_count(loaded.records)}",
+    ]
+
+
+def _segments(records: Sequence[Any]) -> list[list[Any]]:
+    """Records grouped as [message, what followed it...]; what precedes the first message alone."""
+    segments: list[list[Any]] = []
+    for record in records:
+        if is_message(record) or not segments:
+            segments.append([record])
+        else:
+            segments[-1].append(record)
+    return segments
+
+
+def _message(number: int, head: Any, rest: list[Any]) -> list[str]:
+    if isinstance(head, UserRecord):
+        return [f"## {number} · User", "", _prose(head.text), "", *_others(rest)]
+    assert isinstance(head, AssistantRecord)
+    out = [f"## {number} · Assistant", ""]
+    if head.reasoning.strip():
+        reasoning = _prose(head.reasoning)
+        out += ["<details><summary>Reasoning</summary>", "", reasoning, "", "</details>", ""]
+    if head.text.strip():
+        out += [_prose(head.text), ""]
+    handled: set[int] = set()
+    for call in head.tool_calls:
+        out += _call(call, rest, handled)
+    out += _others([record for index, record in enumerate(rest) if index not in handled])
+    return out
+
+
+def _call(call: ToolCallRecord, rest: list[Any], handled: set[int]) -> list[str]:
+    """A call, its decision and its result (the records used are added to ``handled``)."""
+    decision: DecisionRecord | None = None
+    result: ToolResultRecord | None = None
+    started = False
+    for index, record in enumerate(rest):
+        if getattr(record, "call_id", None) != call.id or index in handled:
+            continue
+        if isinstance(record, DecisionRecord) and decision is None:
+            decision = record
+        elif isinstance(record, ToolResultRecord) and result is None:
+            result = record
+        elif isinstance(record, ToolStartRecord):
+            started = True
+        else:
+            continue
+        handled.add(index)
+    out = [f"### Tool call {_code(call.name)} ({_code(call.id)})", "", *_arguments(call)]
+    out += [_decision(decision, call), ""]
+    if result is not None:
+        out += _result(result)
+    elif started:
+        out += ["**Result:** none recorded: tui-agent stopped while the call ran", ""]
+    else:
+        out += ["**Result:** none recorded", ""]
+    return out
+
+
+def _arguments(call: ToolCallRecord, arguments: str | None = None) -> list[str]:
+    text = call.arguments if arguments is None else arguments
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ["Arguments (not valid JSON):", "", *_fenced(text, "text"), ""]
+    if call.name == "run_command" and isinstance(value, dict):
+        command = value.get("command")
+        if isinstance(command, str):
+            extra = {key: item for key, item in value.items() if key != "command"}
+            out = _fenced(command, "sh")
+            if extra:
+                out += ["", *_fenced(json.dumps(extra, indent=2, ensure_ascii=False), "json")]
+            return [*out, ""]
+    return [*_fenced(json.dumps(value, indent=2, ensure_ascii=False), "json"), ""]
+
+
+def _decision(record: DecisionRecord | None, call: ToolCallRecord) -> str:
+    if record is None:
+        return "**Decision:** none recorded"
+    reason = f": {_line(record.reason)}" if record.reason else ""
+    kind = record.decision
+    if kind == "approve":
+        why = f" ({_line(record.reason)})" if record.reason else ""
+        return f"**Decision:** approved by {record.by}{why}"
+    if kind == "deny":
+        return f"**Decision:** denied by {record.by}{reason}"
+    if kind == "edit":
+        if record.arguments is None:
+            return f"**Decision:** edited by {record.by}"
+        edited = "\n".join(_arguments(call, record.arguments)).rstrip("\n")
+        return f"**Decision:** edited by {record.by}; it ran with:\n\n{edited}"
+    if kind == "cancel":
+        return f"**Decision:** cancelled by {record.by}{reason}"
+    if kind == "invalid":
+        return f"**Decision:** invalid, never offered{reason}"
+    return f"**Decision:** refused by {record.by}{reason}"
+
+
+def _result(record: ToolResultRecord) -> list[str]:
+    status = record.status + (", error" if record.is_error and record.status == "done" else "")
+    output = record.output
+    note = []
+    if len(output) > RESULT_LIMIT:
+        cut = output.rfind("\n", RESULT_LIMIT * 3 // 4, RESULT_LIMIT)
+        cut = cut if cut > 0 else RESULT_LIMIT
+        more = len(output) - cut
+        output = output[:cut]
+        note = [f"*(output cut here: {more:,} more characters; the JSON export has it all)*", ""]
+    if not output:
+        return [f"**Result** ({status}): empty", ""]
+    return [f"**Result** ({status}):", "", *_fenced(output, "text"), "", *note]
+
+
+def _others(records: list[Any]) -> list[str]:
+    out: list[str] = []
+    for record in records:
+        if isinstance(record, TruncatedRecord):
+            out += _truncated(record)
+        elif isinstance(record, WithdrawRecord):
+            out += ["*The user withdrew the message above; it was never answered.*", ""]
+        elif isinstance(record, NoteRecord):
+            out += [f"> **Note ({_line(record.kind)}):** {_line(record.text)}", ""]
+        elif isinstance(record, DecisionRecord):
+            # Belongs to no call of the turn before it (a damaged file): shown plainly.
+            reason = f": {_line(record.reason)}" if record.reason else ""
+            out += [
+                f"Decision for {_code(record.call_id)}, a call not in the turn above: "
+                f"{record.decision} by {record.by}{reason}",
+                "",
+            ]
+        elif isinstance(record, ToolResultRecord):
+            call = f"{_code(record.name)} ({_code(record.call_id)})"
+            out += [f"Result for {call}, a call not in the turn above:", "", *_result(record)]
+    return out
+
+
+def _truncated(record: TruncatedRecord) -> list[str]:
+    why = f": {_line(record.error)}" if record.error else ""
+    out = [f"**Turn discarded: {_line(record.reason)}**{why}", ""]
+    if record.stop_reason:
+        out += [f"Stop reason: {_code(record.stop_reason)}", ""]
+    if record.pending_calls:
+        calls = ", ".join(
+            f"{_code(call.get('name', '?'))} ({_code(call.get('id', '?'))})"
+            for call in record.pending_calls
+        )
+        out += [f"Pending calls (never run): {calls}", ""]
+    if record.text.strip():
+        out += ["Text received before the cut:", "", *_fenced(record.text, "text"), ""]
+    return out
+
+
+def _prose(text: str) -> str:
+    """Model or user text as Markdown; it cannot close the block it sits in."""
+    return markdown_safe(text).replace("</details>", "&lt;/details>").strip("\n")
+
+
+def _line(text: str) -> str:
+    return " ".join(markdown_safe(text).split())
+
+
+def _fenced(text: str, info: str) -> list[str]:
+    """``text`` in a fence longer than any run of backticks in it."""
+    safe = markdown_safe(text).rstrip("\n")
+    longest = max((len(run) for run in _BACKTICKS.findall(safe)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, safe, fence]
+
+
+def _code(text: str) -> str:
+    """Inline code that holds any text (backticks included)."""
+    safe = _line(text)
+    longest = max((len(run) for run in _BACKTICKS.findall(safe)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if safe.startswith("`") or safe.endswith("`") else ""
+    return f"{ticks}{pad}{safe}{pad}{ticks}"

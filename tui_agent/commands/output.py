@@ -1,0 +1,79 @@
+"""What the session commands share: one-line errors, safe output, times, and the redactor.
+
+- An error is one line on stderr, ``tui-agent <command>: <what went wrong>``, and exit 1.
+- Text bound for a terminal has every control, format and invisible character made visible
+  (``ui.sanitize``, the one sanitizer), so a hostile title cannot drive the terminal.
+- The redactor for what is exported knows the key shapes and the values of every variable that
+  holds (or looks like it holds) a key: records are redacted when written; this is the second
+  line of defence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from datetime import UTC, datetime
+
+from ..session import Redactor
+
+EXIT_OK, EXIT_USAGE = 0, 1
+
+
+def fail(command: str, message: str) -> int:
+    """Print ``message`` as one line on stderr; returns the usage exit status."""
+    from ..ui.sanitize import visible_line
+
+    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    print(f"tui-agent {command}: {visible_line(line)}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def write_stdout(text: str) -> bool:
+    """Write ``text`` to stdout as UTF-8; False when the reader went away (a closed pipe)."""
+    try:
+        sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        # Nothing more can be written; keep Python from complaining again at exit.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return False
+    return True
+
+
+def iso_utc(ts: float) -> str:
+    """``2026-11-29T15:11:05.123Z``: ISO 8601, UTC, milliseconds (sorts as text, too)."""
+    moment = datetime.fromtimestamp(ts, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def human_utc(ts: float) -> str:
+    """``2026-11-29 15:11:05 UTC``."""
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def human_local(ts: float) -> str:
+    """``2026-11-29 16:11`` in the local time zone, for the session table."""
+    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def export_redactor(environ: dict[str, str] | None = None) -> Redactor:
+    """Key shapes, plus the values of the variables keys come from.
+
+    Those are the protocols' default variables, the ``api_key_env`` of every profile in
+    config.toml (when it loads) and any variable whose name looks secret.
+    """
+    from ..config import PROTOCOL_DEFAULTS, ConfigError, load_config
+    from ..tools.environment import looks_secret
+
+    env = dict(os.environ) if environ is None else environ
+    names = {name for defaults in PROTOCOL_DEFAULTS.values() for name in defaults.key_envs}
+    names |= {name for name in env if looks_secret(name)}
+    try:
+        config = load_config()
+    except (ConfigError, OSError):
+        pass  # a broken config must not stop an export; the shapes still apply
+    else:
+        names |= {p.api_key_env for p in config.profiles.values() if p.api_key_env}
+    return Redactor(env[name] for name in sorted(names) if env.get(name))
