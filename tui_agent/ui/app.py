@@ -1,0 +1,204 @@
+"""The Textual app: transcript, side panel of calls, status bar, prompt, footer.
+
+The first screen is drawn before anything heavy is imported; the session host (config,
+provider, tools, session file) is opened in a worker right after. The agent's events are
+consumed by an EventRouter in a worker on the app's own loop, and approvals are asked through
+UIApprover, which mounts an ApprovalPrompt and awaits its decision.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from .options import HostOptions
+from .widgets.prompt_input import PromptInput
+from .widgets.side_panel import SidePanel
+from .widgets.status_bar import StatusBar
+from .widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from .session_host import SessionHost
+
+MODES = ("ask", "auto-read", "auto-all")
+
+
+class TuiAgentApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "tui-agent"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("escape", "stop", "Stop", show=True),
+        Binding("f2", "toggle_calls", "Calls"),
+        Binding("f3", "cycle_mode", "Approval mode"),
+        Binding("ctrl+r", "retry", "Retry"),
+        Binding("ctrl+y", "copy_answer", "Copy answer"),
+    ]
+
+    def __init__(
+        self,
+        options: HostOptions | None = None,
+        *,
+        theme_name: str | None = None,
+        debug: bool = False,
+    ) -> None:
+        super().__init__()
+        self.options = options or HostOptions()
+        self.host: SessionHost | None = None
+        self.router: Any = None
+        self.busy = False
+        self._theme_name = theme_name
+        self._debug = debug
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="main"):
+            yield Transcript(id="transcript")
+            yield SidePanel(id="calls")
+        with Vertical(id="bottom"):
+            yield PromptInput(id="prompt")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from .themes import apply_theme, register_themes
+
+        self.query_one(PromptInput).focus()
+        for problem in register_themes(self):
+            self.notify(problem, severity="warning")
+        if not apply_theme(self, self._theme_name or "tui-dark"):
+            self.notify(f"no theme named {self._theme_name!r}", severity="warning")
+        self._boot()
+
+    # -- start and stop ---------------------------------------------------------------------
+
+    @work(exclusive=True, group="boot")
+    async def _boot(self) -> None:
+        from ..config import ConfigError
+        from ..logs import setup_logging
+        from ..session import SessionError
+        from .approver import UIApprover
+        from .event_router import EventRouter
+        from .session_host import open_host
+
+        setup_logging(self._debug)
+        status = self.query_one(StatusBar)
+        transcript = self.query_one(Transcript)
+        try:
+            self.host = await open_host(self.options, UIApprover(self))
+        except (ConfigError, SessionError) as exc:
+            status.connection = "error: not configured"
+            transcript.add_notice(str(exc), "error")
+            return
+        host = self.host
+        self.router = EventRouter(self)
+        status.profile = host.profile.name
+        status.model = host.profile.model
+        status.mode = str(host.policy.mode)
+        status.connection = "ready"
+        if host.profile.is_demo:
+            status.hint = "offline demo model; see README to configure a provider"
+        for notice in host.notices:
+            transcript.add_notice(notice, "info")
+        self.router.show_history(host.history)
+
+    async def action_quit(self) -> None:
+        if self.host is not None:
+            self.host.agent.cancel()
+            await self.host.close()
+        self.exit()
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if self.host is None:
+            self.notify(
+                "still starting, or not configured; see the notice above", severity="warning"
+            )
+            self.query_one(PromptInput).restore(message.text)
+            return
+        if self.busy:
+            self.notify("the agent is busy: Esc stops it", severity="warning")
+            self.query_one(PromptInput).restore(message.text)
+            return
+        self.query_one(Transcript).add_user(message.text)
+        self._drive(self.host.agent.send(message.text))
+
+    @work(exclusive=True, group="agent")
+    async def _drive(self, events: Any) -> None:
+        self.busy = True
+        try:
+            async for event in events:
+                self.router.handle(event)
+        finally:
+            self.router.flush()
+            self.busy = False
+            self.query_one(StatusBar).connection = "ready"
+
+    def action_stop(self) -> None:
+        """Esc: stop the stream (the turn is discarded, the message goes back to the input), or
+        stop the running tools."""
+        if self.host is not None and self.busy:
+            self.router.stopping = True
+            self.host.agent.cancel()
+
+    def action_retry(self) -> None:
+        if self.host is None or self.busy:
+            return
+        if self.host.agent.pending_user_message() is None:
+            self.notify("nothing to retry")
+            return
+        self._drive(self.host.agent.retry())
+
+    def withdraw_into_prompt(self) -> None:
+        """After Esc mid-stream: the user's message leaves history and goes back to the input."""
+        if self.host is None:
+            return
+        text = self.host.agent.withdraw()
+        if text is not None:
+            prompt = self.query_one(PromptInput)
+            prompt.restore(text)
+            prompt.focus()
+
+    # -- other actions ----------------------------------------------------------------------
+
+    def action_toggle_calls(self) -> None:
+        panel = self.query_one(SidePanel)
+        panel.display = not panel.display
+
+    def action_cycle_mode(self) -> None:
+        if self.host is None:
+            return
+        from ..approval.policy import ApprovalMode
+
+        current = str(self.host.policy.mode)
+        mode = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else "ask"
+        self.host.policy.mode = ApprovalMode(mode)
+        self.query_one(StatusBar).mode = mode
+        self.notify(
+            f"approval mode: {mode}", severity="warning" if mode == "auto-all" else "information"
+        )
+
+    def action_copy_answer(self) -> None:
+        text = self.router.last_answer() if self.router is not None else ""
+        if text:
+            self.copy_to_clipboard(text)
+            self.notify("last answer copied")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Any:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Approval mode: next", "Cycle ask / auto read-only / auto all", self.action_cycle_mode
+        )
+        yield SystemCommand(
+            "Calls panel", "Show or hide this session's tool calls", self.action_toggle_calls
+        )
+        yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
+        yield SystemCommand(
+            "Copy last answer", "Copy the last answer to the clipboard", self.action_copy_answer
+        )

@@ -1,0 +1,252 @@
+"""Turns the agent's events into widget updates.
+
+Text deltas are coalesced (at most ~30 updates a second); tool-call events are never delayed:
+the "preparing tool" card is mounted the moment its ToolCallAnnounced arrives.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..agent.events import (
+    CallDecided,
+    CallInvalid,
+    LoopEnded,
+    Notice,
+    ToolFinished,
+    ToolStarted,
+    TurnCompleted,
+    TurnStarted,
+    TurnTruncated,
+)
+from ..conversation import AssistantMessage as AssistantHistory
+from ..conversation import Message, ToolResultMessage, UserMessage
+from ..stream.events import ReasoningDelta, TextDelta
+from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
+from .widgets.side_panel import SidePanel
+from .widgets.status_bar import StatusBar
+from .widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from .app import TuiAgentApp
+
+FLUSH_INTERVAL_S = 1 / 30
+_DECISION_STATES = {
+    "approve": "approved",
+    "edit": "approved",
+    "deny": "denied",
+    "cancel": "cancelled",
+    "refused": "denied",
+}
+
+
+def _summary(arguments: str) -> str:
+    text = " ".join(arguments.split())
+    return text if len(text) <= 100 else text[:99] + "…"
+
+
+class EventRouter:
+    def __init__(self, app: TuiAgentApp) -> None:
+        self.app = app
+        self.transcript = app.query_one(Transcript)
+        self.status = app.query_one(StatusBar)
+        self.panel = app.query_one(SidePanel)
+        self.stopping = False
+        self._answer: Any = None
+        self._reasoning: Any = None
+        self._pending_text: list[str] = []
+        self._pending_reasoning: list[str] = []
+        self._last_flush = 0.0
+        self._flush_scheduled = False
+        self._cards: dict[int, Any] = {}  # position in the turn -> card
+        self._by_id: dict[str, Any] = {}
+        self._answers: list[str] = []
+        self._text_this_turn: list[str] = []
+
+    # -- the stream -------------------------------------------------------------------------
+
+    def handle(self, event: Any) -> None:
+        if isinstance(event, TextDelta):
+            self._pending_text.append(event.text)
+            self._text_this_turn.append(event.text)
+            self._maybe_flush()
+        elif isinstance(event, ReasoningDelta):
+            self._pending_reasoning.append(event.text)
+            self._maybe_flush()
+        elif isinstance(event, ToolCallAnnounced):
+            self.flush()
+            self._announce(event)
+        elif isinstance(event, ToolArgumentsReceived):
+            card = self._cards.get(event.position)
+            if card is not None:
+                card.set_bytes(event.size)
+        else:
+            self.flush()
+            self._handle_other(event)
+
+    def _announce(self, event: ToolCallAnnounced) -> None:
+        card = self._cards.get(event.position)
+        if card is None:
+            card = self.transcript.add_tool_card(event.position, event.call_id, event.name)
+            self._cards[event.position] = card
+            self.panel.add_call(event.position, event.name)
+        elif event.name:
+            card.set_name(event.name)
+
+    def _maybe_flush(self) -> None:
+        now = time.monotonic()
+        if now - self._last_flush >= FLUSH_INTERVAL_S:
+            self.flush()
+        elif not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.app.set_timer(FLUSH_INTERVAL_S, self.flush)
+
+    def flush(self) -> None:
+        self._flush_scheduled = False
+        self._last_flush = time.monotonic()
+        if self._pending_reasoning:
+            if self._reasoning is None:
+                self._reasoning = self.transcript.start_reasoning()
+            self._reasoning.append("".join(self._pending_reasoning))
+            self._pending_reasoning.clear()
+        if self._pending_text:
+            if self._answer is None:
+                self._finish_reasoning()
+                self._answer = self.transcript.start_assistant()
+            self._answer.append("".join(self._pending_text))
+            self._pending_text.clear()
+
+    def _finish_reasoning(self) -> None:
+        if self._reasoning is not None and not self._reasoning.settled:
+            self._reasoning.finish()
+
+    # -- everything else --------------------------------------------------------------------
+
+    def _handle_other(self, event: Any) -> None:
+        if isinstance(event, TurnStarted):
+            self._answer = self._reasoning = None
+            self._cards = {}
+            self._text_this_turn = []
+            self.status.connection = "waiting for the model"
+        elif isinstance(event, RetryWait):
+            self.status.connection = f"retrying in {event.seconds:.0f} s ({event.why})"
+            self.transcript.add_notice(
+                f"{event.why}: retrying in {event.seconds:.1f} s (attempt {event.attempt})", "info"
+            )
+        elif isinstance(event, TurnCompleted):
+            self._complete(event)
+        elif isinstance(event, TurnTruncated):
+            self._truncated(event)
+        elif isinstance(event, CallInvalid):
+            self._card(event.call_id, lambda c: c.set_state("invalid", event.error))
+            self.panel.set_state(event.call_id, "invalid")
+        elif isinstance(event, CallDecided):
+            state = _DECISION_STATES.get(event.decision, event.decision)
+            self._card(event.call_id, lambda c: c.set_state(state, event.reason))
+            self.panel.set_state(event.call_id, state)
+        elif isinstance(event, ToolStarted):
+            self.status.connection = f"running {event.name}"
+            self._card(event.call_id, lambda c: c.set_state("running"))
+            self.panel.set_state(event.call_id, "running")
+        elif isinstance(event, ToolFinished):
+
+            def finish(card: Any) -> None:
+                card.set_state(event.status)
+                card.set_result(event.output, event.is_error)
+
+            self._card(event.call_id, finish)
+            self.panel.set_state(event.call_id, event.status)
+        elif isinstance(event, Notice):
+            self.transcript.add_notice(event.text, event.level)
+        elif isinstance(event, LoopEnded):
+            self._loop_ended(event)
+
+    def _complete(self, event: TurnCompleted) -> None:
+        turn = event.turn
+        if self._answer is not None:
+            self._answer.finish()
+            self._answers.append(turn.text)
+        self._finish_reasoning()
+        usage = turn.usage or {}
+        for key in ("total_tokens", "totalTokenCount"):
+            if isinstance(usage.get(key), int):
+                self.status.tokens += usage[key]
+                break
+        else:
+            spent = sum(
+                v
+                for k, v in usage.items()
+                if k in ("input_tokens", "output_tokens") and isinstance(v, int)
+            )
+            self.status.tokens += spent
+        for position, call in enumerate(turn.tool_calls):
+            card = self._cards.get(position)
+            if card is None:
+                card = self.transcript.add_tool_card(position, call.id, call.name)
+                self._cards[position] = card
+            self._by_id[call.id] = card
+            self.panel.bind_id(position, call.id)
+            card.set_arguments_summary(_summary(call.arguments))
+            card.set_state("waiting")
+            self.panel.set_state(call.id, "waiting")
+        self.status.connection = "deciding" if turn.tool_calls else "ready"
+
+    def _truncated(self, event: TurnTruncated) -> None:
+        self._finish_reasoning()
+        message = event.message
+        if self.stopping:
+            message = "stopped: the turn was discarded and nothing of it ran"
+        if self._answer is not None:
+            self._answer.discard(message)
+        else:
+            self.transcript.add_notice(message, "warning")
+        for card in self._cards.values():
+            card.set_state("cancelled", "the turn ended before it was complete")
+        pending = ", ".join(c.name for c in event.turn.pending_calls)
+        if pending:
+            self.transcript.add_notice(f"pending calls not run: {pending}", "warning")
+
+    def _loop_ended(self, event: LoopEnded) -> None:
+        self.status.connection = "ready"
+        agent = self.app.host.agent if self.app.host is not None else None
+        if event.outcome == "truncated":
+            self.transcript.add_notice("press Ctrl+R to send the message again", "info")
+        elif event.outcome == "cancelled" and agent is not None and agent.pending_user_message():
+            self.app.withdraw_into_prompt()
+            self.transcript.add_notice("your message is back in the input", "info")
+        elif event.message:
+            self.transcript.add_notice(event.message, "warning")
+        self.stopping = False
+
+    def _card(self, call_id: str, apply: Any) -> None:
+        card = self._by_id.get(call_id)
+        if card is not None:
+            apply(card)
+
+    def last_answer(self) -> str:
+        return self._answers[-1] if self._answers else ""
+
+    # -- a resumed session ------------------------------------------------------------------
+
+    def show_history(self, messages: list[Message]) -> None:
+        """Show a resumed conversation as finished widgets (no streaming)."""
+        results = {m.call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+        for message in messages:
+            if isinstance(message, UserMessage):
+                self.transcript.add_user(message.text)
+            elif isinstance(message, AssistantHistory):
+                if message.text:
+                    answer = self.transcript.start_assistant()
+                    answer.append(message.text)
+                    answer.finish()
+                    self._answers.append(message.text)
+                for position, call in enumerate(message.tool_calls):
+                    card = self.transcript.add_tool_card(position, call.id, call.name)
+                    card.set_arguments_summary(_summary(call.arguments))
+                    result = results.get(call.id)
+                    if result is not None:
+                        card.set_state("failed" if result.is_error else "done")
+                        card.set_result(result.output, result.is_error)
+                    else:
+                        card.set_state("interrupted")

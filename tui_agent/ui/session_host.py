@@ -1,0 +1,139 @@
+"""Everything the app needs that is not a widget: config, profile, workspace, session file,
+HTTP client, the demo server and the Agent. Imported only after the first screen is up, so
+httpx, the providers and the tool models never slow the start."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ..agent.history import messages_from_records
+from ..agent.loop import Agent
+from ..agent.setup import approval_policy, build_agent, system_prompt
+from ..approval.approver import Approver
+from ..approval.policy import ApprovalPolicy
+from ..config import (
+    Config,
+    ResolvedProfile,
+    default_config_path,
+    load_config,
+    resolve_profile,
+    resolve_workspace,
+)
+from ..conversation import Message
+from ..logs import add_log_secret
+from ..session import Redactor, SessionStore
+from ..session.paths import protected_dirs, sessions_dir
+from ..session.records import NoteRecord
+from .options import HostOptions
+
+
+@dataclass
+class SessionHost:
+    """The live state behind the app. ``close()`` must be awaited on the way out."""
+
+    config: Config
+    profile: ResolvedProfile
+    workspace: Path
+    policy: ApprovalPolicy
+    agent: Agent
+    client: httpx.AsyncClient
+    writer: Any
+    notices: list[str] = field(default_factory=list)
+    history: list[Message] = field(default_factory=list)
+    demo: Any = None
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.writer.close()
+        await self.client.aclose()
+        if self.demo is not None:
+            with contextlib.suppress(Exception):
+                await self.demo.stop()
+
+
+async def open_host(options: HostOptions, approver: Approver) -> SessionHost:
+    """Resolve config and profile, open (or resume) the session, and build the Agent.
+
+    Raises ConfigError or SessionError with a message for the user.
+    """
+    config = load_config()
+    profile = resolve_profile(
+        config,
+        profile=options.profile,
+        protocol=options.protocol,
+        model=options.model,
+        base_url=options.base_url,
+        api_key_env=options.api_key_env,
+    )
+    workspace = resolve_workspace(config, options.workspace)
+    add_log_secret(profile.api_key)
+    notices: list[str] = []
+    demo = None
+    if profile.is_demo:
+        from ..demo.server import DemoServer
+
+        demo = DemoServer()
+        await demo.start()
+        profile = dataclasses.replace(profile, base_url=demo.base_url)
+        notices.append(
+            "offline demo model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY) or "
+            "add a profile to config.toml to talk to a real provider"
+        )
+    store = SessionStore(sessions_dir(), Redactor([profile.api_key] if profile.api_key else []))
+    history: list[Message] = []
+    resume = options.resume
+    if options.continue_last and resume is None:
+        resume = store.latest_for_workspace(str(workspace))
+    if resume is not None:
+        loaded, writer = store.resume(resume)
+        history, repairs = messages_from_records(loaded.records)
+        for record in repairs:
+            writer.append(record, sync=True)
+        notices += [f"session file: {problem}" for problem in loaded.problems]
+    else:
+        writer = store.create(
+            profile=profile.name,
+            protocol=profile.protocol,
+            model=profile.model,
+            workspace=str(workspace),
+        )
+    prompt = system_prompt(profile, config, workspace)
+    if prompt.agents_file is not None:
+        note = f"using {prompt.agents_file.name} from the workspace as instructions"
+        writer.append(NoteRecord(kind="agents_file", text=note))
+        notices.append(note)
+    if getattr(writer, "degraded", None):
+        notices.append(str(writer.degraded))
+    policy = approval_policy(config)
+    client = httpx.AsyncClient()
+    agent = build_agent(
+        profile=profile,
+        config=config,
+        workspace=workspace,
+        protected=protected_dirs(),
+        client=client,
+        approver=approver,
+        policy=policy,
+        writer=writer,
+        history=history,
+        system=prompt.text,
+        config_path=default_config_path(),
+    )
+    return SessionHost(
+        config=config,
+        profile=profile,
+        workspace=workspace,
+        policy=policy,
+        agent=agent,
+        client=client,
+        writer=writer,
+        notices=notices,
+        history=history,
+        demo=demo,
+    )

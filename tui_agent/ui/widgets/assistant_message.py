@@ -1,0 +1,104 @@
+"""The assistant's answer as it streams: markdown, kept fast by freezing finished segments.
+
+``append`` is called with coalesced deltas (the app batches them, ~20-30 a second) and only
+queues work, see SegmentedMarkdown. ``finish`` renders the live tail once. ``discard`` is for a
+truncated turn: the streamed text stays, greyed and struck through, under a line saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from ..sanitize import markdown_safe, safe_text
+from .markdown_split import FREEZE_AT
+from .segmented_markdown import SegmentedMarkdown
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantSnapshot:
+    segments: tuple[str, ...]
+    discarded: str | None
+
+    def build(self) -> AssistantMessage:
+        return AssistantMessage(snapshot=self)
+
+
+class AssistantMessage(Vertical):
+    """One streamed answer. All text passes through ``markdown_safe`` before it is shown."""
+
+    DEFAULT_CSS = """
+    AssistantMessage {
+        height: auto;
+        margin: 0 0 1 0;
+    }
+    AssistantMessage > .reason {
+        height: auto;
+        padding: 0 2;
+        color: $text-warning;
+    }
+    AssistantMessage.-discarded > SegmentedMarkdown {
+        text-opacity: 60%;
+        text-style: strike;
+    }
+    """
+
+    def __init__(
+        self, *, freeze_at: int = FREEZE_AT, snapshot: AssistantSnapshot | None = None
+    ) -> None:
+        """A new answer to stream into, or with ``snapshot`` a finished one rebuilt."""
+        super().__init__()
+        segments = snapshot.segments if snapshot is not None else None
+        self.body = SegmentedMarkdown(freeze_at=freeze_at, segments=segments)
+        self._discarded: str | None = None
+        if snapshot is not None and snapshot.discarded is not None:
+            self._discarded = snapshot.discarded
+            self.add_class("-discarded")
+
+    def compose(self) -> ComposeResult:
+        yield self.body
+        if self._discarded is not None:
+            yield self._reason_line(self._discarded)
+
+    @staticmethod
+    def _reason_line(reason: str) -> Static:
+        return Static(safe_text(f"⚠ {reason}"), classes="reason")
+
+    @property
+    def text(self) -> str:
+        """The answer so far, as shown (after ``markdown_safe``)."""
+        return self.body.text
+
+    @property
+    def discarded(self) -> str | None:
+        """The reason given to ``discard``, if it was discarded."""
+        return self._discarded
+
+    @property
+    def settled(self) -> bool:
+        return self.body.finished
+
+    def append(self, text: str) -> None:
+        """Add a delta of the answer; ignored after ``finish`` or ``discard``."""
+        self.body.append(markdown_safe(text))
+
+    def finish(self) -> None:
+        """The turn completed: render the live tail once; nothing more streams."""
+        self.body.finish()
+
+    def discard(self, reason: str) -> None:
+        """The turn was truncated: grey out what streamed and say why (e.g. "turn discarded:
+        the stream was cut; nothing ran")."""
+        if self._discarded is not None:
+            return
+        self._discarded = reason
+        self.body.finish()
+        self.add_class("-discarded")
+        if self.is_mounted:
+            self.mount(self._reason_line(reason))
+
+    def snapshot(self) -> AssistantSnapshot:
+        return AssistantSnapshot(self.body.segments(), self._discarded)

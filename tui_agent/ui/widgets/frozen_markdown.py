@@ -1,0 +1,61 @@
+"""A finished stretch of markdown shown as one light widget: rendered once, never re-parsed.
+
+Textual's Markdown widget mounts a widget per block (a 500 KB answer is ~8,000 widgets), and
+every widget on screen is laid out again on each streamed change; this is one widget whatever
+the length, drawn by rich's Markdown renderer.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
+from textual.widgets import Static
+
+# Close to the colours Textual's Markdown uses for code, so a segment changes little when frozen.
+CODE_THEME = "github-dark"
+LIGHT_CODE_THEME = "vs"
+
+
+class _RenderedOnce:
+    """A renderable that keeps the segments of its last render, per width.
+
+    Textual renders a widget's content once to learn its height and again to paint it; markdown
+    with highlighted code takes tens of milliseconds per 8 KB, so the second time is a replay.
+    """
+
+    def __init__(self, renderable: RichMarkdown) -> None:
+        self._renderable = renderable
+        self._width = -1
+        self._segments: list[Segment] = []
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width != self._width:
+            self._segments = list(console.render(self._renderable, options))
+            self._width = options.max_width
+        yield from self._segments
+
+
+class FrozenMarkdown(Static):
+    """Markdown ``source`` (already made safe by the caller), rendered once."""
+
+    DEFAULT_CSS = """
+    FrozenMarkdown {
+        height: auto;
+        padding: 0 2;
+        margin-bottom: 1;
+    }
+    FrozenMarkdown:last-child {
+        margin-bottom: 0;
+    }
+    """
+
+    def __init__(self, source: str, *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.source = source
+
+    def on_mount(self) -> None:
+        theme = CODE_THEME if self.app.current_theme.dark else LIGHT_CODE_THEME
+        # hyperlinks=False: a link shows its target next to its text and nothing is clickable.
+        markdown = RichMarkdown(self.source, code_theme=theme, hyperlinks=False)
+        self.update(_RenderedOnce(markdown))

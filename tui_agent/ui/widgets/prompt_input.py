@@ -1,0 +1,90 @@
+"""The message box: Enter sends; Ctrl+J, Alt+Enter (and Shift+Enter where the terminal reports
+it) add a line; Up on the first line and Down on the last walk through earlier messages."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+_NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "ctrl+enter"})
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: round $primary 50%;
+    }
+    PromptInput:focus { border: round $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.sent: list[str] = []
+        self._history_at: int | None = None
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.prevent_default()
+            event.stop()
+            self.submit()
+            return
+        if event.key in _NEWLINE_KEYS:
+            event.prevent_default()
+            event.stop()
+            self.insert("\n")
+            return
+        if event.key == "up" and self.cursor_location[0] == 0 and self._walk(-1):
+            event.prevent_default()
+            event.stop()
+            return
+        last_row = self.document.line_count - 1
+        if event.key == "down" and self.cursor_location[0] == last_row and self._walk(1):
+            event.prevent_default()
+            event.stop()
+            return
+        await super()._on_key(event)
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.sent or self.sent[-1] != text:
+            self.sent.append(text)
+        self._history_at = None
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def restore(self, text: str) -> None:
+        """Put a withdrawn message back for editing."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def _walk(self, step: int) -> bool:
+        if not self.sent:
+            return False
+        if self._history_at is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            at = len(self.sent) - 1
+        else:
+            at = self._history_at + step
+        if at >= len(self.sent):
+            self._history_at = None
+            self.load_text(self._draft)
+            return True
+        if at < 0:
+            return True
+        self._history_at = at
+        self.load_text(self.sent[at])
+        return True
