@@ -23,6 +23,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .commands.replay_args import add_replay_command
     from .commands.session_args import add_session_commands
     from .providers import PROTOCOLS
 
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
     add_session_commands(commands)
+    add_replay_command(commands)
     return parser
 
 
@@ -170,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         setup_logging(args.debug)
 
         return run_command.main(args)
-    if args.command in ("sessions", "export"):
+    if args.command in ("sessions", "export", "replay"):
         return _run_session_command(args)
     return _run_app(args)
 
@@ -181,6 +183,10 @@ def _run_session_command(args: argparse.Namespace) -> int:
             from .commands import export
 
             return export.main(args)
+        if args.command == "replay":
+            from .commands import replay
+
+            return replay.main(args)
         from .commands import sessions
 
         return sessions.main(args)
@@ -190,8 +196,8 @@ def _run_session_command(args: argparse.Namespace) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
+    from .agent.host_options import HostOptions
     from .ui.app import TuiAgentApp
-    from .ui.options import HostOptions
 
     options = HostOptions(
         profile=args.profile,

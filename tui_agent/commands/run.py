@@ -10,15 +10,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import Any, TextIO
-
-import httpx
 
 from ..agent.events import (
     AgentEvent,
@@ -30,23 +26,11 @@ from ..agent.events import (
     TurnTruncated,
     event_to_json,
 )
-from ..agent.history import messages_from_records
-from ..agent.setup import approval_policy, build_agent, system_prompt
+from ..agent.host import open_host
+from ..agent.host_options import HostOptions
 from ..approval.approver import HeadlessApprover
-from ..config import (
-    Config,
-    ConfigError,
-    ResolvedProfile,
-    load_config,
-    resolve_profile,
-    resolve_workspace,
-)
-from ..conversation import Message
-from ..demo import DEMO_NOTICE, DemoServer
-from ..logs import add_log_secret
-from ..session import Redactor, SessionError, SessionStore
-from ..session.paths import protected_dirs, sessions_dir
-from ..session.records import NoteRecord
+from ..config import ConfigError
+from ..session import Redactor, SessionError
 from ..stream.events import TextDelta
 from ..transport import RetryWait
 
@@ -80,82 +64,33 @@ def _fail(message: str) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    try:
-        config = load_config()
-        profile = resolve_profile(
-            config,
-            profile=args.profile,
-            protocol=args.protocol,
-            model=args.model,
-            base_url=args.base_url,
-            api_key_env=args.api_key_env,
-        )
-        workspace = resolve_workspace(config, args.workspace)
-    except ConfigError as exc:
-        return _fail(str(exc))
-    if profile.is_demo:
-        # The built-in offline model: our own loopback server answers for the whole run.
-        async with DemoServer() as demo:
-            print(f"tui-agent run: {DEMO_NOTICE}", file=sys.stderr)
-            demo_profile = dataclasses.replace(profile, base_url=demo.base_url)
-            return await _run_with(args, config, demo_profile, workspace)
-    return await _run_with(args, config, profile, workspace)
-
-
-async def _run_with(
-    args: argparse.Namespace, config: Config, profile: ResolvedProfile, workspace: Path
-) -> int:
-    redactor = Redactor([profile.api_key] if profile.api_key else [])
-    add_log_secret(profile.api_key)
-    store = SessionStore(sessions_dir(), redactor)
-    history: list[Message] = []
-    try:
-        if args.session:
-            writer = store.open_for_append(args.session)
-            loaded = store.load(args.session)
-            history, repairs = messages_from_records(loaded.records)
-            for record in repairs:
-                writer.append(record, sync=True)
-        else:
-            writer = store.create(
-                profile=profile.name,
-                protocol=profile.protocol,
-                model=profile.model,
-                workspace=str(workspace),
-            )
-    except SessionError as exc:
-        return _fail(str(exc))
-    out = _Printer(sys.stdout, sys.stderr, args.json, redactor)
-    prompt = system_prompt(profile, config, workspace)
-    if prompt.agents_file is not None:
-        note = f"using {prompt.agents_file.name} from the workspace as instructions"
-        writer.append(NoteRecord(kind="agents_file", text=note))
-        out.event(Notice(note))
     approver = HeadlessApprover(args.approve)
-    policy = approval_policy(config, approver.mode)
+    options = HostOptions(
+        profile=args.profile,
+        protocol=args.protocol,
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        workspace=args.workspace,
+        resume=args.session,
+    )
+    try:
+        host = await open_host(options, approver, mode=approver.mode)
+    except (ConfigError, SessionError) as exc:
+        return _fail(str(exc))
+    out = _Printer(sys.stdout, sys.stderr, args.json, host.redactor)
+    for note in host.notices:
+        out.event(Notice(note))
     outcome = "truncated"
     try:
-        async with httpx.AsyncClient() as client:
-            agent = build_agent(
-                profile=profile,
-                config=config,
-                workspace=workspace,
-                protected=protected_dirs(),
-                client=client,
-                approver=approver,
-                policy=policy,
-                writer=writer,
-                history=history,
-                system=prompt.text,
-            )
-            async for event in agent.send(args.prompt):
-                out.event(event)
-                if isinstance(event, LoopEnded):
-                    outcome = event.outcome
+        async for event in host.agent.send(args.prompt):
+            out.event(event)
+            if isinstance(event, LoopEnded):
+                outcome = event.outcome
     finally:
-        writer.close()
-    if getattr(writer, "degraded", None):
-        out.event(Notice(str(writer.degraded), "warning"))
+        await host.close()
+    if getattr(host.writer, "degraded", None):
+        out.event(Notice(str(host.writer.degraded), "warning"))
     out.finish()
     return EXIT_COMPLETE if outcome == "complete" else EXIT_TRUNCATED
 

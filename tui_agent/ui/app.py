@@ -8,6 +8,7 @@ UIApprover, which mounts an ApprovalPrompt and awaits its decision.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -17,20 +18,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from .options import HostOptions
+from ..agent.host_options import HostOptions
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from .session_host import SessionHost
+    from ..agent.host import SessionHost
 
 MODES = ("ask", "auto-read", "auto-all")
 
 
 class TuiAgentApp(App[None]):
-    CSS_PATH = "app.tcss"
+    # Absolute: Textual resolves a relative CSS_PATH against the file of the class in use,
+    # which breaks any subclass defined elsewhere.
+    CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "tui-agent"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -39,6 +42,7 @@ class TuiAgentApp(App[None]):
         Binding("f3", "cycle_mode", "Approval mode"),
         Binding("ctrl+r", "retry", "Retry"),
         Binding("ctrl+y", "copy_answer", "Copy answer"),
+        Binding("ctrl+o", "browse_sessions", "Sessions"),
     ]
 
     def __init__(
@@ -73,18 +77,22 @@ class TuiAgentApp(App[None]):
             self.notify(problem, severity="warning")
         if not apply_theme(self, self._theme_name or "tui-dark"):
             self.notify(f"no theme named {self._theme_name!r}", severity="warning")
+
+    def on_ready(self) -> None:
+        # Only once the first frame is on screen: the boot imports httpx, pydantic, the
+        # providers and the tools, and would otherwise delay it by their whole import time.
         self._boot()
 
     # -- start and stop ---------------------------------------------------------------------
 
     @work(exclusive=True, group="boot")
     async def _boot(self) -> None:
+        from ..agent.host import open_host
         from ..config import ConfigError
         from ..logs import setup_logging
         from ..session import SessionError
         from .approver import UIApprover
         from .event_router import EventRouter
-        from .session_host import open_host
 
         setup_logging(self._debug)
         status = self.query_one(StatusBar)
@@ -190,6 +198,20 @@ class TuiAgentApp(App[None]):
             self.copy_to_clipboard(text)
             self.notify("last answer copied")
 
+    def action_browse_sessions(self) -> None:
+        from .screens.session_browser import SessionBrowser
+
+        if not isinstance(self.screen, SessionBrowser):
+            self.push_screen(SessionBrowser())
+
+    async def switch_session(self, session_id: str) -> None:
+        """Close this session and resume ``session_id`` in its place (see session_switch).
+
+        Raises SessionError or ConfigError for the user; the current session is kept then."""
+        from .session_switch import switch_session
+
+        await switch_session(self, session_id)
+
     def get_system_commands(self, screen: Screen[Any]) -> Any:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
@@ -197,6 +219,11 @@ class TuiAgentApp(App[None]):
         )
         yield SystemCommand(
             "Calls panel", "Show or hide this session's tool calls", self.action_toggle_calls
+        )
+        yield SystemCommand(
+            "Sessions: browse",
+            "Search, resume, rename, delete or fork saved sessions",
+            self.action_browse_sessions,
         )
         yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
         yield SystemCommand(

@@ -1,6 +1,6 @@
-"""Everything the app needs that is not a widget: config, profile, workspace, session file,
-HTTP client, the demo server and the Agent. Imported only after the first screen is up, so
-httpx, the providers and the tool models never slow the start."""
+"""Everything a conversation needs besides its screen: config, profile, workspace, session file,
+HTTP client, the demo server and the Agent. The app and `tui-agent run` both open one here, so
+they behave the same. The app imports this only after its first screen is up."""
 
 from __future__ import annotations
 
@@ -12,11 +12,8 @@ from typing import Any
 
 import httpx
 
-from ..agent.history import messages_from_records
-from ..agent.loop import Agent
-from ..agent.setup import approval_policy, build_agent, system_prompt
 from ..approval.approver import Approver
-from ..approval.policy import ApprovalPolicy
+from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..config import (
     Config,
     ResolvedProfile,
@@ -30,7 +27,10 @@ from ..logs import add_log_secret
 from ..session import Redactor, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import NoteRecord
-from .options import HostOptions
+from .history import messages_from_records
+from .host_options import HostOptions
+from .loop import Agent
+from .setup import approval_policy, build_agent, system_prompt
 
 
 @dataclass
@@ -47,6 +47,7 @@ class SessionHost:
     notices: list[str] = field(default_factory=list)
     history: list[Message] = field(default_factory=list)
     demo: Any = None
+    redactor: Redactor = field(default_factory=Redactor)
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -57,10 +58,13 @@ class SessionHost:
                 await self.demo.stop()
 
 
-async def open_host(options: HostOptions, approver: Approver) -> SessionHost:
+async def open_host(
+    options: HostOptions, approver: Approver, *, mode: ApprovalMode | None = None
+) -> SessionHost:
     """Resolve config and profile, open (or resume) the session, and build the Agent.
 
-    Raises ConfigError or SessionError with a message for the user.
+    ``mode`` overrides the config's approval mode. Raises ConfigError or SessionError with a
+    message for the user; ``close()`` the host when done.
     """
     config = load_config()
     profile = resolve_profile(
@@ -76,22 +80,25 @@ async def open_host(options: HostOptions, approver: Approver) -> SessionHost:
     notices: list[str] = []
     demo = None
     if profile.is_demo:
-        from ..demo.server import DemoServer
+        from ..demo import DEMO_NOTICE, DemoServer
 
         demo = DemoServer()
         await demo.start()
         profile = dataclasses.replace(profile, base_url=demo.base_url)
-        notices.append(
-            "offline demo model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY) or "
-            "add a profile to config.toml to talk to a real provider"
-        )
-    store = SessionStore(sessions_dir(), Redactor([profile.api_key] if profile.api_key else []))
+        notices.append(DEMO_NOTICE)
+    redactor = Redactor([profile.api_key] if profile.api_key else [])
+    store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
     resume = options.resume
     if options.continue_last and resume is None:
         resume = store.latest_for_workspace(str(workspace))
     if resume is not None:
-        loaded, writer = store.resume(resume)
+        try:
+            loaded, writer = store.resume(resume)
+        except BaseException:
+            if demo is not None:
+                await demo.stop()
+            raise
         history, repairs = messages_from_records(loaded.records)
         for record in repairs:
             writer.append(record, sync=True)
@@ -110,7 +117,7 @@ async def open_host(options: HostOptions, approver: Approver) -> SessionHost:
         notices.append(note)
     if getattr(writer, "degraded", None):
         notices.append(str(writer.degraded))
-    policy = approval_policy(config)
+    policy = approval_policy(config, mode)
     client = httpx.AsyncClient()
     agent = build_agent(
         profile=profile,

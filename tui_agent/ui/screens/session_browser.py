@@ -1,0 +1,362 @@
+"""The session browser: search saved sessions, resume, rename, delete or fork one.
+
+A search field over a table of every saved session, most recently updated first (the open one
+marked ``●``). Typing filters by title and by message text; the text is read in a worker thread,
+once per file version (``SessionTextIndex``), so hundreds of sessions stay responsive.
+
+Keys: Enter resumes the highlighted session (from the search field or the table), ↓ goes from
+the search field to the table; in the table ``r`` renames (an inline field, saved as a rename
+record), ``d`` deletes after a y/n question (never the open session), ``f`` forks at a message
+(asked, the last by default) and then offers to switch to the fork; Esc cancels a question, else
+closes the browser. Every title, model and error shown here goes through ``sanitize``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal, cast
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.worker import get_current_worker
+
+from ...commands.output import human_local
+from ...session import SessionError, SessionStore, SessionSummary
+from ...session.records import NoteRecord
+from ...session.titles import one_line
+from ..sanitize import safe_text, visible_line
+from ..session_search import SessionTextIndex, matches
+from ..session_switch import current_session_id, refusal
+
+if TYPE_CHECKING:
+    from ..app import TuiAgentApp
+
+CURRENT_MARK = "●"
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A question in progress: a line to type (``rename``, ``fork``) or y/n (``confirm``)."""
+
+    kind: Literal["rename", "fork", "confirm"]
+    session_id: str
+    on_yes: Callable[[], Awaitable[None]] | None = None
+    on_no: str = ""  # what to say when the answer is no
+
+
+class Question(Static, can_focus=True):
+    """The y/n question (focusable, so y and n reach the screen and not the search field)."""
+
+
+class SessionBrowser(ModalScreen[None]):
+    DEFAULT_CSS = """
+    SessionBrowser {
+        align: center middle;
+    }
+    SessionBrowser > #browser {
+        width: 90%;
+        height: 85%;
+        border: round $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    SessionBrowser #sessions {
+        height: 1fr;
+    }
+    SessionBrowser #question, SessionBrowser #answer {
+        display: none;
+    }
+    SessionBrowser #question.-shown, SessionBrowser #answer.-shown {
+        display: block;
+    }
+    SessionBrowser #question {
+        color: $warning;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("enter", "resume", "Resume"),
+        Binding("r", "rename", "Rename"),
+        Binding("d", "delete", "Delete"),
+        Binding("f", "fork", "Fork"),
+        Binding("down", "to_table", "List", show=False),
+    ]
+
+    def __init__(self, store: SessionStore | None = None) -> None:
+        super().__init__()
+        self.store = store if store is not None else SessionStore()
+        self.index = SessionTextIndex()
+        self.summaries: list[SessionSummary] = []
+        self.shown: list[str] = []  # ids in the table, in order
+        self.ask: Ask | None = None
+
+    @property
+    def tui_app(self) -> TuiAgentApp:
+        return cast("TuiAgentApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="browser"):
+            yield Label("Sessions: Enter resume · r rename · d delete · f fork · Esc close")
+            yield Input(placeholder="Search titles and text", id="search")
+            yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield Question(id="question")
+            yield Input(id="answer")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column(" ", key="mark")
+        table.add_column("Title", key="title")
+        table.add_column("Updated", key="updated")
+        table.add_column("Profile/model", key="model")
+        table.add_column("Msgs", key="messages")
+        self.query_one("#search", Input).focus()
+        self.reload()
+
+    # -- the list ---------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="sessions-load")
+    def reload(self, select: str | None = None) -> None:
+        """Read the session list (in a thread), then show it filtered by the search."""
+        summaries = self.store.list()
+        self.app.call_from_thread(self._loaded, summaries, select)
+
+    def _loaded(self, summaries: list[SessionSummary], select: str | None) -> None:
+        self.summaries = summaries
+        self.search(self.query_one("#search", Input).value, select)
+
+    def search(self, query: str, select: str | None = None) -> None:
+        if not query.split():
+            self._show(query, [s.id for s in self.summaries], select)
+        else:
+            self._search_text(query, list(self.summaries), select)
+
+    @work(thread=True, exclusive=True, group="sessions-search")
+    def _search_text(self, query: str, summaries: list[SessionSummary], select: str | None) -> None:
+        worker = get_current_worker()
+        found = []
+        for summary in summaries:
+            if worker.is_cancelled:
+                return
+            if matches(query, summary.title, functools.partial(self.index.text, summary.path)):
+                found.append(summary.id)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, query, found, select)
+
+    def _show(self, query: str, ids: list[str], select: str | None = None) -> None:
+        if query != self.query_one("#search", Input).value:
+            return  # a newer search is on its way
+        table = self.query_one(DataTable)
+        keep = select or self.highlighted()
+        by_id = {s.id: s for s in self.summaries}
+        current = current_session_id(self.tui_app)
+        table.clear()
+        self.shown = [i for i in ids if i in by_id]
+        for session_id in self.shown:
+            s = by_id[session_id]
+            model = "/".join(part for part in (s.profile, s.model) if part) or "-"
+            table.add_row(
+                Text(CURRENT_MARK if session_id == current else " "),
+                safe_text(s.title, one_line=True),
+                Text(human_local(s.updated)),
+                safe_text(model, one_line=True),
+                Text(str(s.messages), justify="right"),
+                key=session_id,
+            )
+        if keep in self.shown:
+            table.move_cursor(row=self.shown.index(keep))
+
+    def highlighted(self) -> str | None:
+        """The id of the highlighted session, if any."""
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    def summary(self, session_id: str) -> SessionSummary | None:
+        return next((s for s in self.summaries if s.id == session_id), None)
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.search(event.value)
+
+    # -- resume -----------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#search")
+    @on(DataTable.RowSelected)
+    def action_resume(self) -> None:
+        if self.ask is None and (session_id := self.highlighted()) is not None:
+            self._resume(session_id)
+
+    @work(exclusive=True, group="sessions-switch")
+    async def _resume(self, session_id: str) -> None:
+        from ...config import ConfigError
+
+        app = self.tui_app
+        if current_session_id(app) == session_id:
+            self.dismiss()
+            return
+        reason = refusal(app, session_id)
+        if reason is not None:
+            self.notify(reason, severity="warning", markup=False)
+            return
+        try:
+            await app.switch_session(session_id)
+        except (SessionError, ConfigError) as exc:
+            self.notify(visible_line(str(exc)), severity="error", markup=False)
+            return
+        self.dismiss()
+
+    # -- questions --------------------------------------------------------------------------
+
+    def _ask_line(self, ask: Ask, prompt: str, value: str) -> None:
+        self.ask = ask
+        question = self.query_one(Question)
+        question.update(safe_text(prompt, one_line=True))
+        question.add_class("-shown")
+        answer = self.query_one("#answer", Input)
+        answer.value = value
+        answer.add_class("-shown")
+        answer.focus()
+
+    def _ask_yes_no(self, ask: Ask, prompt: str) -> None:
+        self.ask = ask
+        question = self.query_one(Question)
+        question.update(safe_text(prompt + " (y/n)", one_line=True))
+        question.add_class("-shown")
+        question.focus()
+
+    def _end_ask(self) -> None:
+        self.ask = None
+        self.query_one(Question).remove_class("-shown")
+        self.query_one("#answer", Input).remove_class("-shown")
+        self.query_one(DataTable).focus()
+
+    async def on_key(self, event: events.Key) -> None:
+        ask = self.ask
+        if ask is None or ask.kind != "confirm" or event.key not in ("y", "n"):
+            return
+        event.stop()
+        self._end_ask()
+        if event.key == "y" and ask.on_yes is not None:
+            await ask.on_yes()
+        elif ask.on_no:
+            self.notify(ask.on_no, markup=False)
+
+    @on(Input.Submitted, "#answer")
+    async def _answered(self, event: Input.Submitted) -> None:
+        event.stop()
+        ask = self.ask
+        if ask is None:
+            return
+        self._end_ask()
+        if ask.kind == "rename":
+            self._rename(ask.session_id, event.value)
+        elif ask.kind == "fork":
+            await self._fork(ask.session_id, event.value)
+
+    def action_close(self) -> None:
+        if self.ask is not None:
+            self._end_ask()
+        else:
+            self.dismiss()
+
+    def action_to_table(self) -> None:
+        self.query_one(DataTable).focus()
+
+    # -- rename, delete, fork ---------------------------------------------------------------
+
+    def action_rename(self) -> None:
+        session_id = self.highlighted()
+        summary = self.summary(session_id) if session_id else None
+        if self.ask is None and summary is not None:
+            prompt = f"New title for {summary.id} (Enter saves, Esc cancels):"
+            self._ask_line(Ask("rename", summary.id), prompt, summary.title)
+
+    def _rename(self, session_id: str, value: str) -> None:
+        title = one_line(value)
+        if not title:
+            self.notify("the title is empty: not renamed", severity="warning")
+            return
+        host = self.tui_app.host
+        try:
+            if host is not None and current_session_id(self.tui_app) == session_id:
+                host.writer.append(NoteRecord(kind="rename", text=title), sync=True)
+                if host.writer.error is not None:
+                    raise SessionError(f"cannot rename session {session_id}: {host.writer.error}")
+            else:
+                self.store.rename(session_id, title)
+        except SessionError as exc:
+            self.notify(visible_line(str(exc)), severity="error", markup=False)
+            return
+        self.notify(visible_line(f"renamed {session_id}: {title}"), markup=False)
+        self.reload(select=session_id)
+
+    def action_delete(self) -> None:
+        session_id = self.highlighted()
+        summary = self.summary(session_id) if session_id else None
+        if self.ask is not None or summary is None:
+            return
+        if summary.id == current_session_id(self.tui_app):
+            self.notify(
+                "this session is open here: switch to another one before deleting it",
+                severity="error",
+            )
+            return
+        plural = "" if summary.messages == 1 else "s"
+        prompt = (
+            f"Delete session {summary.id} ({summary.title}, {summary.messages} message{plural})? "
+            "This cannot be undone."
+        )
+        on_yes = functools.partial(self._delete, summary.id)
+        self._ask_yes_no(
+            Ask("confirm", summary.id, on_yes, f"{summary.id} was not deleted"), prompt
+        )
+
+    async def _delete(self, session_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.delete, session_id)
+        except SessionError as exc:
+            self.notify(visible_line(str(exc)), severity="error", markup=False)
+            return
+        self.notify(f"deleted {session_id}", markup=False)
+        self.reload()
+
+    def action_fork(self) -> None:
+        session_id = self.highlighted()
+        summary = self.summary(session_id) if session_id else None
+        if self.ask is not None or summary is None:
+            return
+        if summary.messages == 0:
+            self.notify("the session has no messages to fork", severity="warning")
+            return
+        prompt = f"Fork {summary.id} at message (1 to {summary.messages}; Enter forks):"
+        self._ask_line(Ask("fork", summary.id), prompt, str(summary.messages))
+
+    async def _fork(self, session_id: str, value: str) -> None:
+        from ...agent.fork import fork_session
+
+        try:
+            at = int(value.strip())
+        except ValueError:
+            self.notify(f"not a message number: {visible_line(value)}", severity="warning")
+            return
+        try:
+            made, _ = await asyncio.to_thread(fork_session, self.store, session_id, at)
+        except SessionError as exc:
+            self.notify(visible_line(str(exc)), severity="error", markup=False)
+            return
+        self.reload(select=made.session_id)
+        prompt = f"Forked {session_id} at message {at} into {made.session_id}. Switch to it?"
+        on_yes = functools.partial(self._switch_to_fork, made.session_id)
+        self._ask_yes_no(Ask("confirm", made.session_id, on_yes), prompt)
+
+    async def _switch_to_fork(self, session_id: str) -> None:
+        self._resume(session_id)

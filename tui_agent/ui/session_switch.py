@@ -1,0 +1,78 @@
+"""Switch the running app to another saved session.
+
+The new session is opened first (config, provider, the session's lock, its history), so a
+failure (the session is open in another tui-agent process, unreadable, gone) leaves the current
+session as it was. Only then is the current host closed, the transcript and calls panel replaced
+by empty ones, and the resumed conversation shown, exactly as ``tui-agent -r ID`` would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ..session import SessionError
+from .widgets.side_panel import SidePanel
+from .widgets.status_bar import StatusBar
+from .widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from .app import TuiAgentApp
+
+
+def current_session_id(app: TuiAgentApp) -> str | None:
+    """The id of the session the app has open, if any."""
+    if app.host is None:
+        return None
+    session_id = getattr(app.host.writer, "session_id", None)
+    return session_id if isinstance(session_id, str) else None
+
+
+def refusal(app: TuiAgentApp, session_id: str) -> str | None:
+    """Why the app cannot switch to ``session_id`` now, or None when it can."""
+    if app.busy:
+        return "the agent is busy: Esc stops it, then switch sessions"
+    if app.host is None:
+        return "still starting, or not configured: cannot switch sessions yet"
+    if current_session_id(app) == session_id:
+        return f"session {session_id} is already open"
+    return None
+
+
+async def switch_session(app: TuiAgentApp, session_id: str) -> None:
+    """Resume ``session_id`` in place of the current session.
+
+    Raises SessionError or ConfigError with a message for the user; the current session is kept
+    open then.
+    """
+    from ..agent.host import open_host
+    from .approver import UIApprover
+    from .event_router import EventRouter
+
+    reason = refusal(app, session_id)
+    if reason is not None:
+        raise SessionError(reason)
+    options = dataclasses.replace(app.options, resume=session_id, continue_last=False)
+    host = await open_host(options, UIApprover(app))
+    old, app.host, app.options = app.host, host, options
+    if old is not None:
+        await old.close()
+    main = app.query_one("#main")
+    old_panel = app.query_one(SidePanel)
+    shown = old_panel.display
+    await app.query_one(Transcript).remove()
+    await old_panel.remove()
+    transcript = Transcript(id="transcript")
+    panel = SidePanel(id="calls")
+    panel.display = shown
+    await main.mount_all([transcript, panel])
+    app.router = EventRouter(app)
+    status = app.query_one(StatusBar)
+    status.profile = host.profile.name
+    status.model = host.profile.model
+    status.mode = str(host.policy.mode)
+    status.connection = "ready"
+    for notice in host.notices:
+        transcript.add_notice(notice, "info")
+    transcript.add_notice(f"resumed session {session_id}", "info")
+    app.router.show_history(host.history)
