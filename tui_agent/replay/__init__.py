@@ -1,0 +1,27 @@
+"""Replaying a saved session as it streamed: no tool runs, no request is sent, nothing is written.
+
+- ``ReplayScript.from_records(records, problems=())``: the steps (``Step(delay, event)``, the
+  event an AgentEvent or ``UserSent``) the app saw, the raw provider events decoded again.
+- ``ReplayPlayer(script, speed=1.0, clock=None)``: ``events()`` at the recorded pace / speed;
+  ``pause()``, ``resume()``, ``toggle()``, ``step()``, ``faster()``, ``slower()``,
+  ``describe()``.
+- ``decision_line(CallDecided)``: "approved by you", "denied: <reason>", ...
+"""
+
+from __future__ import annotations
+
+from .decisions import decision_line
+from .player import Clock, RealClock, ReplayPlayer, speed_label
+from .script import ReplayEvent, ReplayScript, Step, UserSent
+
+__all__ = [
+    "Clock",
+    "RealClock",
+    "ReplayEvent",
+    "ReplayPlayer",
+    "ReplayScript",
+    "Step",
+    "UserSent",
+    "decision_line",
+    "speed_label",
+]
