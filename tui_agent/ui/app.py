@@ -43,6 +43,7 @@ class TuiAgentApp(App[None]):
         Binding("ctrl+r", "retry", "Retry"),
         Binding("ctrl+y", "copy_answer", "Copy answer"),
         Binding("ctrl+o", "browse_sessions", "Sessions"),
+        Binding("f4", "approval_rules", "Auto-approved"),
     ]
 
     def __init__(
@@ -140,13 +141,14 @@ class TuiAgentApp(App[None]):
     @work(exclusive=True, group="agent")
     async def _drive(self, events: Any) -> None:
         self.busy = True
+        status = self.query_one(StatusBar)  # not in `finally`: the app may be gone by then
         try:
             async for event in events:
                 self.router.handle(event)
         finally:
             self.router.flush()
             self.busy = False
-            self.query_one(StatusBar).connection = "ready"
+            status.connection = "ready"
 
     def action_stop(self) -> None:
         """Esc: stop the stream (the turn is discarded, the message goes back to the input), or
@@ -182,10 +184,16 @@ class TuiAgentApp(App[None]):
     def action_cycle_mode(self) -> None:
         if self.host is None:
             return
-        from ..approval.policy import ApprovalMode
 
         current = str(self.host.policy.mode)
         mode = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else "ask"
+        self.set_approval_mode(mode)
+
+    def set_approval_mode(self, mode: str) -> None:
+        if self.host is None:
+            return
+        from ..approval.policy import ApprovalMode
+
         self.host.policy.mode = ApprovalMode(mode)
         self.query_one(StatusBar).mode = mode
         self.notify(
@@ -197,6 +205,12 @@ class TuiAgentApp(App[None]):
         if text:
             self.copy_to_clipboard(text)
             self.notify("last answer copied")
+
+    def action_approval_rules(self) -> None:
+        from .screens.approval_rules import ApprovalRulesScreen
+
+        if self.host is not None and not isinstance(self.screen, ApprovalRulesScreen):
+            self.push_screen(ApprovalRulesScreen(self.host))
 
     def action_browse_sessions(self) -> None:
         from .screens.session_browser import SessionBrowser
@@ -225,6 +239,17 @@ class TuiAgentApp(App[None]):
             "Search, resume, rename, delete or fork saved sessions",
             self.action_browse_sessions,
         )
+        yield SystemCommand(
+            "Approval: what is auto-approved",
+            "List the mode and the rules; revoke one or save it to config.toml",
+            self.action_approval_rules,
+        )
+        for mode in MODES:
+            yield SystemCommand(
+                f"Approval mode: {mode}",
+                f"Switch the approval mode to {mode}",
+                lambda mode=mode: self.set_approval_mode(mode),
+            )
         yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
         yield SystemCommand(
             "Copy last answer", "Copy the last answer to the clipboard", self.action_copy_answer
