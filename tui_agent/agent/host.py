@@ -49,6 +49,42 @@ class SessionHost:
     demo: Any = None
     redactor: Redactor = field(default_factory=Redactor)
 
+    async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
+        """Use another profile and/or model from the next turn on; the conversation stays.
+
+        Raises ConfigError for the user. Returns a line saying what is used now.
+        """
+        from ..config import ConfigError, resolve_profile
+        from ..logs import add_log_secret
+        from ..session.records import NoteRecord
+        from .setup import request_settings
+
+        if name is None:
+            if self.profile.is_demo:
+                raise ConfigError("the offline demo model has one model; pick another profile")
+            profile = dataclasses.replace(self.profile, model=model or self.profile.model)
+        else:
+            profile = resolve_profile(self.config, profile=name, model=model)
+        if profile.is_demo:
+            if self.demo is None:
+                from ..demo import DemoServer
+
+                self.demo = DemoServer()
+                await self.demo.start()
+            profile = dataclasses.replace(profile, base_url=self.demo.base_url)
+        add_log_secret(profile.api_key)
+        agent = self.agent
+        agent.request = request_settings(profile, agent.request.system or "")
+        agent.protocol = profile.protocol
+        agent.provider = profile.name
+        self.profile = profile
+        line = (
+            f"from the next turn: profile {profile.name} "
+            f"({profile.protocol}, model {profile.model})"
+        )
+        self.writer.append(NoteRecord(kind="profile", text=line))
+        return line
+
     async def close(self) -> None:
         with contextlib.suppress(Exception):
             self.writer.close()

@@ -57,6 +57,20 @@ def approval_policy(config: Config, mode: ApprovalMode | None = None) -> Approva
     return ApprovalPolicy(mode or config.approval.mode, SessionRules(config.approval.rules()))
 
 
+def request_settings(profile: ResolvedProfile, system: str) -> RequestSettings:
+    """What every request of this profile carries."""
+    assert profile.base_url is not None, "the demo profile gets its base_url from the demo server"
+    return RequestSettings(
+        model=profile.model,
+        base_url=profile.base_url,
+        api_key=profile.api_key,
+        system=system,
+        max_tokens=profile.max_tokens,
+        options=dict(profile.options),
+        stateful=profile.stateful,
+    )
+
+
 def build_agent(
     *,
     profile: ResolvedProfile,
@@ -86,16 +100,8 @@ def build_agent(
         max_argument_bytes=LoopSettings().max_argument_bytes,
         config_path=config_path,
     )
-    assert profile.base_url is not None, "the demo profile gets its base_url from the demo server"
-    request = RequestSettings(
-        model=profile.model,
-        base_url=profile.base_url,
-        api_key=profile.api_key,
-        system=system if system is not None else system_prompt(profile, config, workspace).text,
-        max_tokens=profile.max_tokens,
-        options=dict(profile.options),
-        stateful=profile.stateful,
-    )
+    prompt = system if system is not None else system_prompt(profile, config, workspace).text
+    request = request_settings(profile, prompt)
     limits = StreamLimits(
         idle_timeout_s=settings.idle_timeout,
         turn_deadline_s=settings.turn_deadline,

@@ -212,6 +212,39 @@ class TuiAgentApp(App[None]):
         if self.host is not None and not isinstance(self.screen, ApprovalRulesScreen):
             self.push_screen(ApprovalRulesScreen(self.host))
 
+    def action_choose_model(self) -> None:
+        from .screens.model_input import ModelInput
+
+        if self.host is None:
+            return
+
+        def chosen(model: str | None) -> None:
+            if model:
+                self.switch_profile(None, model)
+
+        self.push_screen(ModelInput(self.host.profile.model), chosen)
+
+    @work(exclusive=True, group="profile")
+    async def switch_profile(self, name: str | None, model: str | None = None) -> None:
+        """From the next turn on, use another profile and/or model; the conversation stays."""
+        from ..config import ConfigError
+
+        if self.host is None:
+            return
+        if self.busy:
+            self.notify("the agent is busy: Esc stops it first", severity="warning")
+            return
+        try:
+            line = await self.host.switch_profile(name, model)
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        status = self.query_one(StatusBar)
+        status.profile = self.host.profile.name
+        status.model = self.host.profile.model
+        status.hint = "offline demo model" if self.host.profile.is_demo else ""
+        self.query_one(Transcript).add_notice(line, "info")
+
     def action_browse_sessions(self) -> None:
         from .screens.session_browser import SessionBrowser
 
@@ -250,6 +283,19 @@ class TuiAgentApp(App[None]):
                 f"Switch the approval mode to {mode}",
                 lambda mode=mode: self.set_approval_mode(mode),
             )
+        yield SystemCommand(
+            "Model: choose",
+            "Use another model of this profile from the next turn",
+            self.action_choose_model,
+        )
+        if self.host is not None:
+            names = [*self.host.config.profiles, "demo"]
+            for name in names:
+                yield SystemCommand(
+                    f"Profile: {name}",
+                    f"Use the {name} profile from the next turn",
+                    lambda name=name: self.switch_profile(name),
+                )
         yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
         yield SystemCommand(
             "Copy last answer", "Copy the last answer to the clipboard", self.action_copy_answer
