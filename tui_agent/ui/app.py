@@ -41,7 +41,8 @@ class TuiAgentApp(App[None]):
         Binding("f2", "toggle_calls", "Calls"),
         Binding("f3", "cycle_mode", "Approval mode"),
         Binding("ctrl+r", "retry", "Retry"),
-        Binding("ctrl+y", "copy_answer", "Copy answer"),
+        # priority: the message box (a TextArea) has focus nearly always and binds ctrl+y to redo.
+        Binding("ctrl+y", "copy_answer", "Copy answer", priority=True),
         Binding("ctrl+o", "browse_sessions", "Sessions"),
         Binding("f4", "approval_rules", "Auto-approved"),
     ]
@@ -94,7 +95,10 @@ class TuiAgentApp(App[None]):
         from ..session import SessionError
         from .approver import UIApprover
         from .event_router import EventRouter
+        from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
 
+        # Importing the markdown widgets here, after the first frame, keeps their cost (markdown-it,
+        # pygments) off both the first screen and the first streamed answer.
         setup_logging(self._debug)
         status = self.query_one(StatusBar)
         transcript = self.query_one(Transcript)

@@ -86,6 +86,7 @@ class EventRouter:
             self._handle_other(event)
 
     def _announce(self, event: ToolCallAnnounced) -> None:
+        self._streaming()
         card = self._cards.get(event.position)
         if card is None:
             card = self.transcript.add_tool_card(event.position, event.call_id, event.name)
@@ -102,9 +103,15 @@ class EventRouter:
             self._flush_scheduled = True
             self.app.set_timer(FLUSH_INTERVAL_S, self.flush)
 
+    def _streaming(self) -> None:
+        if self.status.connection != "streaming":
+            self.status.connection = "streaming"
+
     def flush(self) -> None:
         self._flush_scheduled = False
         self._last_flush = time.monotonic()
+        if self._pending_text or self._pending_reasoning:
+            self._streaming()
         if self._pending_reasoning:
             if self._reasoning is None:
                 self._reasoning = self.transcript.start_reasoning()
@@ -203,6 +210,7 @@ class EventRouter:
             self.transcript.add_notice(message, "warning")
         for card in self._cards.values():
             card.set_state("cancelled", "the turn ended before it was complete")
+        self.panel.settle_pending("cancelled")
         pending = ", ".join(c.name for c in event.turn.pending_calls)
         if pending:
             self.transcript.add_notice(f"pending calls not run: {pending}", "warning")

@@ -30,9 +30,12 @@ _FIELDS = (
 
 
 def theme_dirs() -> list[Path]:
-    from ..session.paths import config_dir
+    # The same folder as session.paths.config_dir(), without importing the session package
+    # (and pydantic with it) before the first screen.
+    import platformdirs
 
-    return [BUILTIN_DIR, config_dir() / "themes"]
+    config_dir = Path(platformdirs.user_config_dir("tui-agent", appauthor=False))
+    return [BUILTIN_DIR, config_dir / "themes"]
 
 
 def load_themes(directories: list[Path] | None = None) -> tuple[list[Theme], list[str]]:

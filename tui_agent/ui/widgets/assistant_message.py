@@ -39,6 +39,10 @@ class AssistantMessage(Vertical):
         height: auto;
         padding: 0 2;
         color: $text-warning;
+        display: none;
+    }
+    AssistantMessage.-discarded > .reason {
+        display: block;
     }
     AssistantMessage.-discarded > SegmentedMarkdown {
         text-opacity: 60%;
@@ -53,19 +57,16 @@ class AssistantMessage(Vertical):
         super().__init__()
         segments = snapshot.segments if snapshot is not None else None
         self.body = SegmentedMarkdown(freeze_at=freeze_at, segments=segments)
+        # Always there (hidden until discarded): ``discard`` may come while the answer is being
+        # mounted, after compose ran and before is_mounted is true, and must not be lost.
+        self._reason = Static(classes="reason")
         self._discarded: str | None = None
         if snapshot is not None and snapshot.discarded is not None:
-            self._discarded = snapshot.discarded
-            self.add_class("-discarded")
+            self.discard(snapshot.discarded)
 
     def compose(self) -> ComposeResult:
         yield self.body
-        if self._discarded is not None:
-            yield self._reason_line(self._discarded)
-
-    @staticmethod
-    def _reason_line(reason: str) -> Static:
-        return Static(safe_text(f"⚠ {reason}"), classes="reason")
+        yield self._reason
 
     @property
     def text(self) -> str:
@@ -96,9 +97,8 @@ class AssistantMessage(Vertical):
             return
         self._discarded = reason
         self.body.finish()
+        self._reason.update(safe_text(f"⚠ {reason}"))
         self.add_class("-discarded")
-        if self.is_mounted:
-            self.mount(self._reason_line(reason))
 
     def snapshot(self) -> AssistantSnapshot:
         return AssistantSnapshot(self.body.segments(), self._discarded)

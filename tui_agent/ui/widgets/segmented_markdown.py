@@ -146,6 +146,13 @@ class SegmentedMarkdown(Vertical):
         if not self._restored:
             self.run_worker(self._pump(), name="markdown stream", group="markdown-stream")
 
+    def on_unmount(self) -> None:
+        # Textual's MarkdownStream holds its task only in itself; dropped with this widget while
+        # pending (the app quit mid-answer), asyncio reports it destroyed pending on stderr.
+        task = getattr(self._stream, "_task", None)
+        if isinstance(task, asyncio.Task):
+            task.cancel()
+
     async def _pump(self) -> None:
         unwritten: list[str] = []
         while True:

@@ -59,6 +59,12 @@ class SidePanel(VerticalScroll):
             self._rows[call_id] = self._rows.pop(key)
             self._names[call_id] = self._names.pop(key)
 
+    def settle_pending(self, state: str) -> None:
+        """The turn ended without ids for its calls (it was truncated): show them as ``state``."""
+        for key in self._pending.values():
+            self._paint(key, state)
+        self._pending.clear()
+
     def set_state(self, call_id: str, state: str) -> None:
         if call_id in self._rows:
             self._paint(call_id, state)

@@ -14,7 +14,7 @@ mounted once, and only those inside the window.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from textual import events
 from textual.app import ComposeResult
@@ -23,12 +23,14 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .assistant_message import AssistantMessage
 from .notice import NoticeSnapshot
-from .reasoning_block import ReasoningBlock
 from .tool_card import ToolCallCard
 from .transcript_item import ItemSnapshot, TranscriptItem
 from .user_message import UserSnapshot
+
+if TYPE_CHECKING:  # imported when first used: markdown-it and pygments are not first-screen
+    from .assistant_message import AssistantMessage
+    from .reasoning_block import ReasoningBlock
 
 WINDOW = 50
 BATCH = 10
@@ -122,10 +124,14 @@ class Transcript(VerticalScroll):
 
     def start_assistant(self) -> AssistantMessage:
         """A new answer to stream into (``append``, then ``finish`` or ``discard``)."""
+        from .assistant_message import AssistantMessage
+
         return cast(AssistantMessage, self._add(_Entry(AssistantMessage())))
 
     def start_reasoning(self) -> ReasoningBlock:
         """A new reasoning block to stream into (``append``, then ``finish``)."""
+        from .reasoning_block import ReasoningBlock
+
         return cast(ReasoningBlock, self._add(_Entry(ReasoningBlock())))
 
     def add_tool_card(self, position: int, call_id: str, name: str) -> ToolCallCard:

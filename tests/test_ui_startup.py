@@ -1,0 +1,108 @@
+"""The first screen comes before anything heavy is imported.
+
+In a fresh interpreter: import the app module and construct the app, then run it headless and
+look at ``sys.modules`` at the moment Textual posts ``Ready`` (the first frame is on screen).
+httpx, pydantic, the providers, the tools, the transport, the session store and the agent loop
+must not be there yet; they come with the boot worker, after the first frame (checked too, so
+the probe is known to see them). Timing is in bench/ui_startup_bench.py, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = (
+    "httpx",
+    "httpx_sse",
+    "pydantic",
+    "pydantic_core",
+    "tui_agent.providers",
+    "tui_agent.tools",
+    "tui_agent.transport",
+    "tui_agent.session",
+    "tui_agent.config",
+    "tui_agent.demo",
+    "tui_agent.turn_reader",
+)
+# tui_agent.agent holds the light HostOptions the app needs; everything else in it is heavy.
+LIGHT_IN_AGENT = ("tui_agent.agent", "tui_agent.agent.host_options")
+
+CHILD = r"""
+import asyncio, json, sys
+
+HEAVY = tuple(json.loads(sys.argv[1]))
+LIGHT = tuple(json.loads(sys.argv[2]))
+
+def is_heavy(name):
+    if name.startswith("tui_agent.agent."):
+        return name not in LIGHT
+    return any(name == top or name.startswith(top + ".") for top in HEAVY)
+
+def heavy():
+    return sorted(name for name in sys.modules if is_heavy(name))
+
+from textual import events
+from tui_agent.agent.host_options import HostOptions
+from tui_agent.ui.app import TuiAgentApp
+
+seen = {"imported": heavy()}
+app = TuiAgentApp(HostOptions(profile="demo", workspace=sys.argv[3]))
+seen["constructed"] = heavy()
+
+def hook(message):
+    if isinstance(message, events.Ready) and "first_frame" not in seen:
+        seen["first_frame"] = heavy()
+
+async def main():
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        for _ in range(1500):
+            if app.host is not None:
+                break
+            await pilot.pause(0.02)
+        seen["booted"] = heavy()
+        await pilot.press("ctrl+q")
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+
+def _probe(tmp_path: Path) -> dict[str, list[str]]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    for name in ("config", "data", "state"):
+        (tmp_path / name).mkdir()
+        env[f"XDG_{name.upper()}_HOME"] = str(tmp_path / name)
+    env["TUI_AGENT_DEMO_PACE"] = "0"
+    (tmp_path / "ws").mkdir()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            json.dumps(HEAVY),
+            json.dumps(LIGHT_IN_AGENT),
+            str(tmp_path / "ws"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, list[str]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_nothing_heavy_is_imported_before_the_first_screen(tmp_path: Path) -> None:
+    seen = _probe(tmp_path)
+    assert seen["imported"] == []
+    assert seen["constructed"] == []
+    assert "first_frame" in seen, "Textual never posted Ready"
+    assert seen["first_frame"] == []
+    # The probe does see them once the boot worker ran (so the empty lists above mean it).
+    assert {"httpx", "pydantic", "tui_agent.providers", "tui_agent.tools"} <= set(seen["booted"])
