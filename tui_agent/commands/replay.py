@@ -1,4 +1,5 @@
-"""`tui-agent replay ID|FILE [--speed N]`: play a saved session back in the app.
+"""`tui-agent replay ID|FILE [--speed N] [--headless]`: play a saved session back in the app, or
+print it as text (``--headless``: the way a reviewer reads a session in CI).
 
 The session file is only read (no lock is taken, nothing is written); no Agent, HTTP client or
 session writer is made. An unknown id or an unreadable file is one line on stderr, exit 1.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .output import EXIT_OK, fail
+from .output import EXIT_OK, fail, iso_utc, write_stdout
 
 
 def main(args: argparse.Namespace) -> int:
@@ -18,6 +19,19 @@ def main(args: argparse.Namespace) -> int:
         loaded = SessionStore().load(args.session)
     except SessionError as exc:
         return fail("replay", str(exc))
+    if getattr(args, "headless", False):
+        from ..replay.script import ReplayScript
+        from ..replay.text_transcript import transcript_text
+
+        header = loaded.header
+        script = ReplayScript.from_records(loaded.records, loaded.problems)
+        lines = [
+            f"session {loaded.id}: {loaded.title}",
+            f"{header.profile} · {header.protocol} · {header.model} · {iso_utc(header.created)}",
+            "",
+        ]
+        write_stdout(transcript_text(script, lines))
+        return EXIT_OK
     from ..ui.replay_app import ReplayApp
 
     ReplayApp(loaded, speed=args.speed, theme_name=args.theme).run()

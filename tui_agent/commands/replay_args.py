@@ -15,7 +15,8 @@ def add_replay_command(commands: Any) -> None:
         description="Play a saved session back in the app as it streamed: the recorded "
         "provider events are decoded again at the recorded pace, then each call's recorded "
         "decision and result are shown. No tool runs and no request is sent. Keys: space "
-        "pause/resume, . step one event, + / - speed, q leave.",
+        "pause/resume, . step one event, + / - speed, q leave. With --headless the transcript "
+        "is printed as text instead.",
     )
     replay.add_argument(
         "session", metavar="ID", help="an id, a unique prefix of one, or the path of a session file"
@@ -29,6 +30,12 @@ def add_replay_command(commands: Any) -> None:
     )
     replay.add_argument(
         "--theme", metavar="NAME", help="dark, light, high-contrast or a theme file's name"
+    )
+    replay.add_argument(
+        "--headless",
+        action="store_true",
+        help="print the transcript as text instead (role labels, tool calls with their "
+        "arguments, decisions and results), at once, without the app",
     )
 
 

@@ -6,6 +6,8 @@
   ``pause()``, ``resume()``, ``toggle()``, ``step()``, ``faster()``, ``slower()``,
   ``describe()``.
 - ``decision_line(CallDecided)``: "approved by you", "denied: <reason>", ...
+- ``text_transcript.transcript_text(script, header=())``: the script as plain text, for
+  ``tui-agent replay ID --headless`` (no Textual).
 """
 
 from __future__ import annotations
