@@ -57,3 +57,17 @@ async def test_switching_profile_then_model_keeps_the_conversation(
             await wait_text(pilot, "from m2")
             assert server.requests[1].json["model"] == "m2"
         assert env.types().count("note") >= 2
+
+
+@pytest.mark.asyncio
+async def test_leaving_without_a_word_leaves_no_session_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = make_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("TUI_AGENT_DEMO_PACE", "0")
+    app = TuiAgentApp(HostOptions(profile="demo", workspace=str(env.workspace)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(lambda: app.host is not None)
+        assert len(env.sessions()) == 1
+        await pilot.press("ctrl+q")
+    assert env.sessions() == []

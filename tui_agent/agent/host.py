@@ -48,6 +48,8 @@ class SessionHost:
     history: list[Message] = field(default_factory=list)
     demo: Any = None
     redactor: Redactor = field(default_factory=Redactor)
+    store: SessionStore | None = None
+    created: bool = False  # a new session (not resumed): removed on close if nothing was sent
 
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
@@ -88,6 +90,10 @@ class SessionHost:
     async def close(self) -> None:
         with contextlib.suppress(Exception):
             self.writer.close()
+        if self.created and self.store is not None and not self.agent.sent_anything:
+            # Opening the app and leaving without a word must not litter the session list.
+            with contextlib.suppress(Exception):
+                self.store.delete(self.writer.session_id)
         await self.client.aclose()
         if self.demo is not None:
             with contextlib.suppress(Exception):
@@ -179,4 +185,7 @@ async def open_host(
         notices=notices,
         history=history,
         demo=demo,
+        redactor=redactor,
+        store=store,
+        created=resume is None,
     )

@@ -73,6 +73,7 @@ class Agent:
         self.recorder = recorder
         self.settings = settings or LoopSettings()
         self.messages: list[Message] = list(history or [])
+        self.sent_anything = False
         self._stream_task: asyncio.Task[TurnResult] | None = None
         self._cancelled = False
 
@@ -80,6 +81,7 @@ class Agent:
 
     async def send(self, text: str) -> AsyncGenerator[AgentEvent, None]:
         """Send a user message and run the loop until it needs the user again."""
+        self.sent_anything = True
         self.messages.append(UserMessage(text))
         self.recorder.append(UserRecord(ts=time.time(), text=text), sync=True)
         async with contextlib.aclosing(self._loop()) as events:
