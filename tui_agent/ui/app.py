@@ -43,6 +43,7 @@ class TuiAgentApp(App[None]):
         Binding("ctrl+r", "retry", "Retry"),
         # priority: the message box (a TextArea) has focus nearly always and binds ctrl+y to redo.
         Binding("ctrl+y", "copy_answer", "Copy answer", priority=True),
+        Binding("ctrl+k", "copy_code", "Copy code", show=False, priority=True),
         Binding("ctrl+o", "browse_sessions", "Sessions"),
         Binding("f4", "approval_rules", "Auto-approved"),
     ]
@@ -210,6 +211,16 @@ class TuiAgentApp(App[None]):
             self.copy_to_clipboard(text)
             self.notify("last answer copied")
 
+    def action_copy_code(self) -> None:
+        from .code_blocks import last_code_block
+
+        block = last_code_block(self.router.last_answer() if self.router is not None else "")
+        if block is None:
+            self.notify("the last answer has no code block")
+            return
+        self.copy_to_clipboard(block)
+        self.notify("last code block copied")
+
     def action_approval_rules(self) -> None:
         from .screens.approval_rules import ApprovalRulesScreen
 
@@ -287,6 +298,11 @@ class TuiAgentApp(App[None]):
                 f"Switch the approval mode to {mode}",
                 lambda mode=mode: self.set_approval_mode(mode),
             )
+        yield SystemCommand(
+            "Copy last code block",
+            "Copy the last code block of the last answer (ctrl+k)",
+            self.action_copy_code,
+        )
         yield SystemCommand(
             "Model: choose",
             "Use another model of this profile from the next turn",

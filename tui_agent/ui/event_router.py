@@ -245,9 +245,7 @@ class EventRouter:
                 self.transcript.add_user(message.text)
             elif isinstance(message, AssistantHistory):
                 if message.text:
-                    answer = self.transcript.start_assistant()
-                    answer.append(message.text)
-                    answer.finish()
+                    self.transcript.add_answer(message.text)
                     self._answers.append(message.text)
                 for position, call in enumerate(message.tool_calls):
                     card = self.transcript.add_tool_card(position, call.id, call.name)

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from ..sanitize import markdown_safe, safe_text
 from .markdown_split import FREEZE_AT
-from .segmented_markdown import SegmentedMarkdown
+from .segmented_markdown import SegmentedMarkdown, finished_segments
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,11 @@ class AssistantSnapshot:
 
     def build(self) -> AssistantMessage:
         return AssistantMessage(snapshot=self)
+
+    @classmethod
+    def of_text(cls, text: str) -> AssistantSnapshot:
+        """A finished answer, as a streamed then finished one would be kept."""
+        return cls(finished_segments(markdown_safe(text)), None)
 
 
 class AssistantMessage(Vertical):

@@ -40,6 +40,21 @@ class _Freeze:
 _Work = str | _Freeze
 
 
+def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
+    """The segments ``append(text)`` then ``finish()`` would give, without a widget (a resumed
+    session keeps thousands of finished answers as data)."""
+    done: list[str] = []
+    current: list[str] = []
+    for piece in MarkdownSplitter(freeze_at).feed(text):
+        if isinstance(piece, Cut):
+            done.append("".join(current) + piece.close)
+            current = [piece.reopen] if piece.reopen else []
+        else:
+            current.append(piece)
+    done.append("".join(current))
+    return tuple(part for part in done if part.strip())
+
+
 class SegmentedMarkdown(Vertical):
     """A streamed markdown document: frozen segments, then one small live Markdown."""
 
