@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from .notice import NoticeSnapshot
 from .tool_card import ToolCallCard
-from .transcript_item import ItemSnapshot, TranscriptItem
+from .transcript_item import ItemSnapshot
 from .user_message import UserSnapshot
 
 if TYPE_CHECKING:  # imported when first used: markdown-it and pygments are not first-screen
