@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..conversation import AssistantMessage, Message
 from ..stream.jsonparse import loads
 
 
@@ -59,3 +61,16 @@ def sse_payloads(raw: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
         if isinstance(value, dict):
             out.append(value)
     return out
+
+
+def stateful_tail(messages: Sequence[Message], protocol: str) -> tuple[str | None, list[Message]]:
+    """For a stateful request: the id of the last assistant turn, when this protocol made it,
+    and the messages after it; otherwise no id and the whole history."""
+    history = list(messages)
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if isinstance(message, AssistantMessage):
+            if message.protocol == protocol and message.response_id:
+                return message.response_id, history[index + 1 :]
+            break
+    return None, history

@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
-from ..request import ProviderRequest, RequestSettings, ToolSchema, arguments_object, sse_payloads
+from ..request import (
+    ProviderRequest,
+    RequestSettings,
+    ToolSchema,
+    arguments_object,
+    sse_payloads,
+    stateful_tail,
+)
 
 
 def model_steps(message: AssistantMessage) -> list[dict[str, Any]]:
@@ -86,13 +93,9 @@ def build_request(
     body: dict[str, Any] = {"model": settings.model, "stream": True}
     history = list(messages)
     if settings.stateful:
-        last = max(
-            (i for i, m in enumerate(history) if isinstance(m, AssistantMessage)), default=None
-        )
-        previous = history[last] if last is not None else None
-        if isinstance(previous, AssistantMessage) and previous.response_id and last is not None:
-            body["previous_interaction_id"] = previous.response_id
-            history = history[last + 1 :]
+        previous_id, history = stateful_tail(messages, "gemini-interactions")
+        if previous_id is not None:
+            body["previous_interaction_id"] = previous_id
     else:
         body["store"] = False
     body["input"] = [step for message in history for step in _steps(message)]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, UserMessage
-from ..request import ProviderRequest, RequestSettings, ToolSchema, sse_payloads
+from ..request import ProviderRequest, RequestSettings, ToolSchema, sse_payloads, stateful_tail
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -67,15 +67,9 @@ def build_request(
     body: dict[str, Any] = {"model": settings.model, "stream": True}
     history = list(messages)
     if settings.stateful:
-        last = max(
-            (i for i, m in enumerate(history) if isinstance(m, AssistantMessage)), default=None
-        )
-        if last is not None:
-            previous = history[last]
-            assert isinstance(previous, AssistantMessage)
-            if previous.protocol == "openai-responses" and previous.response_id:
-                body["previous_response_id"] = previous.response_id
-                history = history[last + 1 :]
+        previous_id, history = stateful_tail(messages, "openai-responses")
+        if previous_id is not None:
+            body["previous_response_id"] = previous_id
     body["input"] = [item for message in history for item in _input_item(message)]
     if settings.system:
         body["instructions"] = settings.system
