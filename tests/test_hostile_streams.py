@@ -128,3 +128,27 @@ def test_compact_serialization_is_exactly_the_stdlib_one(value: object) -> None:
     from tui_agent.stream.jsonparse import dumps_compact
 
     assert dumps_compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_an_event_larger_than_the_limit_ends_the_turn_with_a_clear_error() -> None:
+    huge = "x" * 5000
+    body = wire.chat([("text", "start"), ("text", huge)], stop="stop")
+    reader = TurnReader("openai-chat", max_event_bytes=2048)
+    for i in range(0, len(body), 512):
+        reader.feed(body[i : i + 512])
+        if reader.ended:
+            break
+    assert reader.ended
+    d = reader.close().to_dict()
+    assert (d["outcome"], d["reason"]) == ("truncated", "error")
+    assert "larger than 2048 bytes" in d["error"]
+    assert reader.feed(body) == []  # nothing more is read or kept
+
+
+def test_events_below_the_limit_of_any_total_size_are_fine() -> None:
+    body = wire.chat([("text", "y" * 1000) for _ in range(50)], stop="stop")
+    assert len(body) > 20_000
+    reader = TurnReader("openai-chat", max_event_bytes=4096)
+    for i in range(0, len(body), 700):
+        reader.feed(body[i : i + 700])
+    assert reader.close().to_dict()["outcome"] == "complete"

@@ -12,35 +12,47 @@ from .providers import decoder_for
 from .stream.assembler import TurnAssembler
 from .stream.events import StreamEvent, StreamFailure
 from .stream.progress import Progress
-from .stream.sse import SSEFramer
+from .stream.sse import DEFAULT_MAX_EVENT_BYTES, EventTooLargeError, SSEFramer
 from .stream.turn import TurnResult
 
 
 class TurnReader:
     """Feed raw byte chunks of one response; ``close()`` gives the turn's one result."""
 
-    def __init__(self, protocol: str, on_event: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        protocol: str,
+        on_event: Callable[[str, str], None] | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
         self._decoder = decoder_for(protocol)
         self._on_event = on_event
-        self._framer = SSEFramer()
+        self._framer = SSEFramer(max_event_bytes)
+        self._dropped = False
         self._assembler = TurnAssembler()
         self.events_seen = 0
 
     @property
     def ended(self) -> bool:
-        """True once the protocol's terminal event was decoded."""
-        return self._assembler.ended
+        """True once the terminal event was decoded, or the stream was dropped as too large."""
+        return self._assembler.ended or self._dropped
 
     def feed(self, chunk: bytes) -> list[Progress]:
         """Decode what this chunk completes; returns what may be shown now."""
         assembler = self._assembler
-        if assembler.ended:
+        if assembler.ended or self._dropped:
+            return []
+        try:
+            completed = self._framer.feed(chunk)
+        except EventTooLargeError as exc:
+            self._dropped = True
+            assembler.feed(StreamFailure("protocol", str(exc)))
             return []
         progress: list[Progress] = []
         on_event = self._on_event
         decode = self._decoder.decode
         feed = assembler.feed
-        for sse in self._framer.feed(chunk):
+        for sse in completed:
             name, data = sse.event, sse.data
             self.events_seen += 1
             if on_event is not None:
@@ -80,7 +92,7 @@ class TurnReader:
 
     def close(self) -> TurnResult:
         """End of the body. Complete only if the terminal event arrived and ended normally."""
-        if not self._assembler.ended:
+        if not self.ended:
             for sse in self._framer.close():
                 self.feed_event(sse.event, sse.data)
         return self._assembler.finish()

@@ -14,20 +14,37 @@ from httpx_sse import ServerSentEvent
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
 _BOM = "\ufeff"
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+
+
+class EventTooLargeError(ValueError):
+    """One SSE event grew past the limit; reading on would hold it all in memory."""
+
+    def __init__(self, limit: int) -> None:
+        size = f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit} bytes"
+        super().__init__(f"an event larger than {size}: the stream was dropped")
 
 
 class SSEFramer:
     """Feed byte chunks of any size; get back the complete events they finish."""
 
-    __slots__ = ("_events", "_lines", "_started", "_utf8")
+    __slots__ = ("_events", "_limit", "_lines", "_pending", "_started", "_utf8")
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._lines = SSELineDecoder()
         self._events = SSEDecoder()
         self._started = False
+        self._limit = max_event_bytes
+        self._pending = 0  # bytes received since the last complete event (within a read)
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """The events this chunk completes. Raises EventTooLargeError past the size limit."""
+        self._pending += len(chunk)
+        if self._pending > self._limit:
+            self._lines = SSELineDecoder()  # let the partial event go: memory stays bounded
+            self._events = SSEDecoder()
+            raise EventTooLargeError(self._limit)
         text = self._utf8.decode(chunk)
         if not text:
             return []
@@ -37,7 +54,10 @@ class SSEFramer:
                 text = text[1:]
                 if not text:
                     return []
-        return self._decode_lines(self._lines.decode(text))
+        events = self._decode_lines(self._lines.decode(text))
+        if events:
+            self._pending = 0
+        return events
 
     def close(self) -> list[ServerSentEvent]:
         """End of body: a line ended by a final CR still counts; an unterminated line does not."""
