@@ -87,6 +87,12 @@ async def stream_turn(
                         timeout=timeout,
                     ) as response:
                         answered = True
+                        content_type = response.headers.get("content-type", "")
+                        if response.status_code == 200 and not _is_event_stream(content_type):
+                            body = await _read_error_body(response)
+                            detail = describe_http_error(provider, 200, body, secret)
+                            shown = content_type.split(";")[0].strip() or "no content type"
+                            return _failed(f"{detail}: answered with {shown}, not an event stream")
                         if response.status_code == 200:
                             return await _read_stream(
                                 response, protocol, started, on_progress, record, readers
@@ -181,3 +187,9 @@ async def _read_error_body(response: httpx.Response) -> bytes:
 def _plain(exc: Exception, secret: str | None) -> str:
     text = str(exc) or type(exc).__name__
     return text.replace(secret, "[REDACTED]") if secret else text
+
+
+def _is_event_stream(content_type: str) -> bool:
+    # Servers that omit the header still get the benefit of the doubt: SSE decoding decides.
+    kind = content_type.split(";")[0].strip().lower()
+    return kind in ("", "text/event-stream")
