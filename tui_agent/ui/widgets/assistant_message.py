@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widgets import Markdown, Static
 
 from ..sanitize import markdown_safe, safe_text
 from .markdown_split import FREEZE_AT
@@ -104,6 +104,19 @@ class AssistantMessage(Vertical):
         self.body.finish()
         self._reason.update(safe_text(f"⚠ {reason}"))
         self.add_class("-discarded")
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A link in the answer was clicked: show its target and open it only if confirmed."""
+        from ..screens.open_link import OpenLink
+
+        event.stop()
+        href = event.href
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.app.open_url(href)
+
+        self.app.push_screen(OpenLink(href), answered)
 
     def snapshot(self) -> AssistantSnapshot:
         return AssistantSnapshot(self.body.segments(), self._discarded)
