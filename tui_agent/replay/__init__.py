@@ -6,13 +6,15 @@
   ``pause()``, ``resume()``, ``toggle()``, ``step()``, ``faster()``, ``slower()``,
   ``describe()``.
 - ``decision_line(CallDecided)``: "approved by you", "denied: <reason>", ...
+- ``was_asked(CallDecided)`` / ``prompt_line(CallDecided)``: whether the user answered a prompt,
+  and what the replayed prompt shows in place of its keys.
 - ``text_transcript.transcript_text(script, header=())``: the script as plain text, for
   ``tui-agent replay ID --headless`` (no Textual).
 """
 
 from __future__ import annotations
 
-from .decisions import decision_line
+from .decisions import decision_line, prompt_line, was_asked
 from .player import Clock, RealClock, ReplayPlayer, speed_label
 from .script import ReplayEvent, ReplayScript, Step, UserSent
 
@@ -25,5 +27,7 @@ __all__ = [
     "Step",
     "UserSent",
     "decision_line",
+    "prompt_line",
     "speed_label",
+    "was_asked",
 ]

@@ -23,3 +23,26 @@ def decision_line(event: CallDecided) -> str:
     if kind == "cancel":
         return f"cancelled{suffix}" if reason else "cancelled by you"
     return f"refused{suffix}"
+
+
+# User decisions the loop recorded without showing a prompt (see agent/calls.py).
+NOT_ASKED = ("approved with the rest of this turn", "the turn was cancelled")
+
+
+def was_asked(event: CallDecided) -> bool:
+    """True when the recorded decision was made by the user at an approval prompt."""
+    return event.by == "user" and event.decision != "refused" and event.reason not in NOT_ASKED
+
+
+def prompt_line(event: CallDecided) -> str:
+    """What a replayed prompt shows in place of its keys, e.g. "decided: approved by you"."""
+    reason = event.reason
+    if event.decision == "approve":
+        return "decided: approved by you" + (f" ({reason})" if reason else "")
+    if event.decision == "edit":
+        return "edited and approved"
+    if event.decision == "deny":
+        return f"denied: {reason}" if reason else "denied by you"
+    if event.decision == "cancel":
+        return f"cancelled: {reason}" if reason else "cancelled"
+    return decision_line(event)

@@ -2,8 +2,9 @@
 
 ``events()`` yields each step's event after its delay / speed (speed 0: at once). ``pause()``
 holds the next event back until ``resume()``; ``step()`` pauses and lets exactly one event
-through; ``faster()`` / ``slower()`` double or halve the speed, and apply to a pause already
-under way. The clock is injectable, so tests need not sleep.
+through; ``linger(seconds)`` adds recorded seconds before the next event (or the end), e.g.
+to keep a replayed prompt on screen a moment; ``faster()`` / ``slower()`` double or halve the
+speed, and apply to a pause already under way. The clock is injectable, so tests need not sleep.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class ReplayPlayer:
         self.position = 0  # events emitted so far
         self.finished = False
         self._steps = 0  # single steps granted while paused
+        self._linger = 0.0  # recorded seconds added before the next event
         self._wake = asyncio.Event()
 
     @property
@@ -102,12 +104,22 @@ class ReplayPlayer:
 
     # -- playing --------------------------------------------------------------------------
 
+    def linger(self, seconds: float) -> None:
+        """Hold the next event (or the end) back ``seconds`` more, at the speed then in force."""
+        self._linger += max(0.0, seconds)
+
     async def events(self) -> AsyncIterator[ReplayEvent]:
         for step in self.script.steps:
-            await self._wait(step.delay)
+            await self._wait(step.delay + self._take_linger())
             self.position += 1
             yield step.event
+        if self._linger > 0:
+            await self._wait(self._take_linger())
         self.finished = True
+
+    def _take_linger(self) -> float:
+        linger, self._linger = self._linger, 0.0
+        return linger
 
     async def _wait(self, delay: float) -> None:
         """``delay`` recorded seconds, at whatever speed holds while they pass."""

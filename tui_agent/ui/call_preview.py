@@ -66,6 +66,14 @@ def build_preview(tool_name: str, arguments: Mapping[str, Any], ctx: ToolContext
     return CallPreview("json", Text("arguments"), json_text(arguments))
 
 
+def recorded_preview(tool_name: str, arguments: Mapping[str, Any]) -> CallPreview:
+    """The preview of a recorded call, from its arguments alone: no file is read (a replay)."""
+    command = arguments.get(COMMAND_ARGUMENT)
+    if tool_name == SHELL_TOOL and isinstance(command, str):
+        return _command_preview(command, arguments)
+    return CallPreview("json", Text("arguments"), json_text(arguments))
+
+
 def pretty_arguments(arguments: Mapping[str, Any]) -> str:
     """The arguments as indented JSON, characters kept as they are (for showing)."""
     return json.dumps(dict(arguments), indent=2, ensure_ascii=False)

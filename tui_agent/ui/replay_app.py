@@ -4,6 +4,10 @@ The events come from a ReplayPlayer (the recorded provider events decoded again,
 pace / speed) and go through the app's EventRouter, so text, "preparing tool" cards, decisions
 and results are drawn by the same code as a live session. Each decision is shown as the card's
 state and one line ("approved by you", "denied: <reason>", "auto-approved by rule: ...").
+A decision the user made at a prompt also brings back that prompt, read-only (ReplayedPrompt:
+the call, its arguments and the decision in place of the keys), in the bottom area for
+``PROMPT_LINGER_S`` recorded seconds (divided by the speed; paused, until the next step). It
+takes no key and resolves nothing.
 
 Nothing here builds an Agent, an HTTP client or a session writer: no tool runs, no request is
 sent, the session file was only read.
@@ -17,12 +21,23 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
-from ..agent.events import CallDecided
-from ..replay import Clock, ReplayPlayer, ReplayScript, UserSent, decision_line
+from ..agent.events import CallDecided, CallInvalid, TurnCompleted
+from ..replay import (
+    Clock,
+    ReplayPlayer,
+    ReplayScript,
+    UserSent,
+    decision_line,
+    prompt_line,
+    was_asked,
+)
+from ..stream.turn import ToolCall
+from ..tools.registry import builtin_registry
 from .event_router import EventRouter
+from .widgets.replayed_prompt import ReplayedPrompt
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -43,6 +58,9 @@ class ReplayStatus(Static):
         padding: 0 1;
     }
     """
+
+
+PROMPT_LINGER_S = 1.0  # recorded seconds a replayed prompt stays on screen
 
 
 class ReplayApp(App[None]):
@@ -72,12 +90,17 @@ class ReplayApp(App[None]):
         self.host: Any = None  # the EventRouter asks; a replay has no live session
         self.router: EventRouter | None = None
         self._theme_name = theme_name
+        self._calls: tuple[ToolCall, ...] = ()  # the last complete turn's calls
+        self._invalid: set[str] = set()  # ids of its calls that were invalid (never asked)
+        self._risks = {spec.name: str(spec.risk) for spec in builtin_registry()}
+        self.prompts_shown: list[ReplayedPrompt] = []  # every prompt replayed, in order
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Horizontal(id="main"):
             yield Transcript(id="transcript")
             yield SidePanel(id="calls")
+        yield Vertical(id="bottom")
         yield ReplayStatus(id="replay-status")
         yield Footer()
 
@@ -106,17 +129,47 @@ class ReplayApp(App[None]):
         assert router is not None
         transcript = self.query_one(Transcript)
         async for event in self.player.events():
+            await self._clear_prompt()
             if isinstance(event, UserSent):
                 router.flush()
                 transcript.add_user(event.text)
             elif isinstance(event, CallDecided):
                 router.handle(dataclasses.replace(event, reason=decision_line(event)))
+                if was_asked(event):
+                    await self._show_prompt(event)
             else:
+                if isinstance(event, TurnCompleted):
+                    self._calls, self._invalid = event.turn.tool_calls, set()
+                elif isinstance(event, CallInvalid):
+                    self._invalid.add(event.call_id)
                 router.handle(event)
             self._show_status()
+        await self._clear_prompt()
         router.flush()
         self.query_one(StatusBar).connection = "replay finished"
         self._show_status()
+
+    async def _show_prompt(self, event: CallDecided) -> None:
+        """The prompt the user answered, as it looked answered; the player lingers on it."""
+        asked = [call for call in self._calls if call.id not in self._invalid]
+        index = next((i for i, call in enumerate(asked) if call.id == event.call_id), None)
+        call = asked[index] if index is not None else None
+        name = call.name if call is not None else event.name
+        prompt = ReplayedPrompt(
+            call_id=event.call_id,
+            tool_name=name,
+            risk=self._risks.get(name, "unknown risk"),
+            arguments=call.arguments if call is not None else "",
+            position=index + 1 if index is not None else 1,
+            total=len(asked) if index is not None else 1,
+            decision=prompt_line(event),
+        )
+        self.prompts_shown.append(prompt)
+        await self.query_one("#bottom", Vertical).mount(prompt)
+        self.player.linger(PROMPT_LINGER_S)
+
+    async def _clear_prompt(self) -> None:
+        await self.query(ReplayedPrompt).remove()
 
     def _show_status(self) -> None:
         self.query_one(ReplayStatus).update(
