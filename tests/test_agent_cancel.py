@@ -1,7 +1,7 @@
 """Esc through the real loop: mid-stream (the response closed, nothing left behind), while a tool
-runs (its process group killed, "interrupted by user"), while the prompt is open, before the
-request went out; and a caller that stops listening. After a cancel the loop waits for the user,
-and every call in history has a result."""
+runs (its process group killed, "cancelled by user", status interrupted), while the prompt is
+open, before the request went out; and a caller that stops listening. After a cancel the loop
+waits for the user, and every call in history has a result."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_agent.agent.calls import INTERRUPTED
 from tui_agent.agent.events import (
     AgentEvent,
     LoopEnded,
@@ -105,7 +106,7 @@ async def test_esc_while_a_tool_runs_kills_it_and_waits_for_the_user(
         ("call_A", "run_command", {"command": SLEEPER}),
         ("call_B", "write_file", {"path": "b.txt", "content": "B"}),
     )
-    expected = {"call_A": "interrupted by user", "call_B": "cancelled by user"}
+    expected = {"call_A": INTERRUPTED, "call_B": "cancelled by user"}
     async with agent_over(
         protocol,
         tmp_path,
@@ -245,7 +246,7 @@ async def test_a_caller_that_stops_listening_leaves_no_tool_running(tmp_path: Pa
         assert live_members(pgid) == []
         assert asyncio.all_tasks() - before == set()
         last = h.agent.messages[-1]
-        assert isinstance(last, ToolResultMessage) and last.output == "interrupted by user"
+        assert isinstance(last, ToolResultMessage) and last.output == INTERRUPTED
         h.assert_session_valid()
 
 
@@ -270,5 +271,5 @@ async def test_a_caller_whose_task_is_cancelled_leaves_no_tool_running(tmp_path:
                 await task
         assert live_members(pgid) == []
         last = h.agent.messages[-1]
-        assert isinstance(last, ToolResultMessage) and last.output == "interrupted by user"
+        assert isinstance(last, ToolResultMessage) and last.output == INTERRUPTED
         h.assert_session_valid()

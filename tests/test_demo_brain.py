@@ -266,6 +266,10 @@ async def test_a_failed_tool_is_reported_as_such(tmp_path: Path) -> None:
         ),
         ("cancelled by user", "You cancelled the turn, so I did not write `notes.txt`."),
         ("interrupted by user", "The call to `write_file` was interrupted before it finished"),
+        (
+            "cancelled by user while it was running (stopped)",
+            "The call to `write_file` was interrupted before it finished",
+        ),
         ("refused: arguments over 1 MB", "was refused (arguments over 1 MB), so I did not write"),
         ("invalid arguments for write_file: content: required", "was invalid, so it did not run"),
     ],

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tui_agent.agent.calls import INTERRUPTED
+
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply, Reset, Stall
 from .ui_app_helpers import (
@@ -94,7 +96,7 @@ async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
             assert "interrupted: run_command" in screen_text(app)
             assert len(server.requests) == 1  # the loop waits for the user
         (result,) = [r for r in env.records() if r["type"] == "tool_result"]
-        assert (result["status"], result["output"]) == ("interrupted", "interrupted by user")
+        assert (result["status"], result["output"]) == ("interrupted", INTERRUPTED)
         assert _gone(pid)
 
 

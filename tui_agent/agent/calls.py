@@ -38,7 +38,8 @@ Status = Literal["done", "failed", "denied", "cancelled", "invalid", "interrupte
 Emit = Callable[[AgentEvent], None]
 MAX_EDIT_ATTEMPTS = 3
 CANCELLED = "cancelled by user"
-INTERRUPTED = "interrupted by user"
+# Esc while a tool runs: the issue asks for "cancelled by user"; the status says interrupted.
+INTERRUPTED = "cancelled by user while it was running (stopped)"
 
 
 def edited_note(canonical: str) -> str:

@@ -77,12 +77,12 @@ def _report(result: ToolResult) -> str:
         reason = output.removeprefix("denied by user").lstrip(":").strip()
         why = f" The reason given: {_sentence(clip(reason, 300))}" if reason else ""
         return f"You denied the call to {name}, so I did not {action}.{why}"
-    if output.startswith("cancelled by user"):
-        return f"You cancelled the turn, so I did not {action}."
-    if output.startswith("interrupted by user"):
+    if output.startswith(("interrupted by user", "cancelled by user while it was running")):
         return (
             f"The call to {name} was interrupted before it finished, so I cannot say what it did."
         )
+    if output.startswith("cancelled by user"):
+        return f"You cancelled the turn, so I did not {action}."
     if output.startswith("refused:"):
         why = output.removeprefix("refused:").strip()
         return f"The call to {name} was refused ({clip(why, 300)}), so I did not {action}."
