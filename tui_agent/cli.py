@@ -199,16 +199,7 @@ def _run_app(args: argparse.Namespace) -> int:
     from .agent.host_options import HostOptions
     from .ui.app import TuiAgentApp
 
-    options = HostOptions(
-        profile=args.profile,
-        protocol=args.protocol,
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        workspace=args.workspace,
-        resume=args.resume,
-        continue_last=args.continue_last,
-    )
+    options = HostOptions.from_flags(args, resume=args.resume, continue_last=args.continue_last)
     TuiAgentApp(options, theme_name=args.theme, debug=args.debug).run()
     return EXIT_COMPLETE
 

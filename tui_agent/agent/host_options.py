@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass
@@ -15,3 +16,16 @@ class HostOptions:
     workspace: str | None = None
     resume: str | None = None  # a session id or path
     continue_last: bool = False
+
+    @classmethod
+    def from_flags(cls, args: Any, **extra: Any) -> HostOptions:
+        """The provider and workspace flags every command shares, plus ``extra``."""
+        return cls(
+            profile=args.profile,
+            protocol=args.protocol,
+            model=args.model,
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+            workspace=args.workspace,
+            **extra,
+        )

@@ -43,7 +43,6 @@ from .recorder import SessionRecorder
 @dataclass(frozen=True, slots=True)
 class LoopSettings:
     max_auto_steps: int = 25
-    tool_output_cap: int = 64 * 1024
     max_argument_bytes: int = 1_000_000
     limits: StreamLimits = field(default_factory=StreamLimits)
 

@@ -120,7 +120,6 @@ def build_agent(
         recorder=recorder,
         settings=LoopSettings(
             max_auto_steps=settings.max_auto_steps,
-            tool_output_cap=settings.tool_output_cap,
             limits=limits,
         ),
         history=history,

@@ -65,15 +65,7 @@ def _fail(message: str) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     approver = HeadlessApprover(args.approve)
-    options = HostOptions(
-        profile=args.profile,
-        protocol=args.protocol,
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        workspace=args.workspace,
-        resume=args.session,
-    )
+    options = HostOptions.from_flags(args, resume=args.session)
     try:
         host = await open_host(options, approver, mode=approver.mode)
     except (ConfigError, SessionError) as exc:
