@@ -105,7 +105,11 @@ def build_agent(
     limits = StreamLimits(
         idle_timeout_s=settings.idle_timeout,
         turn_deadline_s=settings.turn_deadline,
-        retry=RetryPolicy(max_retries=settings.max_retries, max_delay_s=settings.retry_max_wait),
+        retry=RetryPolicy(
+            max_retries=settings.max_retries,
+            max_delay_s=settings.retry_max_wait,
+            max_retry_after_s=settings.retry_after_max,
+        ),
     )
     tools = [
         ToolSchema(name, description, schema) for name, description, schema in registry.schemas()
