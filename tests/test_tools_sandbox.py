@@ -1,4 +1,5 @@
-"""Every way out of the workspace is refused; ordinary paths inside it are accepted."""
+"""resolve_in_workspace, the sandbox's check, with its exact messages; ordinary paths inside
+the workspace are accepted. Every tool against every path attack: tests/hostile/test_sandbox_*."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from tui_agent.tools import SandboxError, ToolContext, builtin_registry, resolve_in_workspace
 from tui_agent.tools.sandbox import MissingParentError
 
-from .tools_helpers import call, make_context
+from .tools_helpers import make_context
 
 REGISTRY = builtin_registry()
 
@@ -62,16 +63,6 @@ def test_escapes_are_refused_for_reading(ctx: ToolContext, path: str, message: s
         resolve_in_workspace(path, ctx)
 
 
-def test_absolute_paths_outside_and_sibling_prefixes_are_refused(
-    ctx: ToolContext, tmp_path: Path
-) -> None:
-    for absolute in ["/etc/passwd", str(tmp_path / "outside.txt"), str(tmp_path / "ws2/d.txt")]:
-        with pytest.raises(SandboxError, match="is outside the workspace"):
-            resolve_in_workspace(absolute, ctx)
-    # "/.../ws2" starts with the string "/.../ws" but is not inside it.
-    assert str(tmp_path / "ws2").startswith(str(ctx.workspace))
-
-
 @pytest.mark.parametrize(
     ("path", "message"),
     [
@@ -92,16 +83,6 @@ def test_escapes_are_refused_for_writing(ctx: ToolContext, path: str, message: s
         resolve_in_workspace(path, ctx, for_write=True)
 
 
-def test_symlinked_parent_directory_pointing_out_is_refused(
-    ctx: ToolContext, tmp_path: Path
-) -> None:
-    (ctx.workspace / "real").mkdir()
-    os.symlink(tmp_path / "outside_dir", ctx.workspace / "real" / "nested_link")
-    for for_write in (False, True):
-        with pytest.raises(SandboxError, match="through a symlink"):
-            resolve_in_workspace("real/nested_link/c.txt", ctx, for_write=for_write)
-
-
 def test_missing_parent_for_writing_is_its_own_error(ctx: ToolContext) -> None:
     with pytest.raises(MissingParentError, match="does not exist"):
         resolve_in_workspace("new_dir/x.txt", ctx, for_write=True)
@@ -119,35 +100,3 @@ def test_ordinary_paths_are_accepted(ctx: ToolContext) -> None:
     assert resolve_in_workspace("sub/new.txt", ctx, for_write=True) == ws / "sub" / "new.txt"
     assert resolve_in_workspace("a.txt", ctx, for_write=True) == ws / "a.txt"
     assert resolve_in_workspace(".app-not-protected", ctx) == ws / ".app-not-protected"
-
-
-async def test_tools_report_refusals_as_error_results(ctx: ToolContext, tmp_path: Path) -> None:
-    attempts = [
-        ("read_file", '{"path": "file_link"}'),
-        ("read_file", '{"path": "../outside.txt"}'),
-        ("list_dir", '{"path": "dir_link"}'),
-        ("search_text", '{"pattern": "secret", "path": "dir_link"}'),
-        ("write_file", '{"path": "dir_link/evil.txt", "content": "x"}'),
-        ("write_file", '{"path": "../evil.txt", "content": "x"}'),
-        ("write_file", '{"path": "dir_link/new_dir/evil.txt", "content": "x"}'),
-        ("write_file", '{"path": "../new_dir/evil.txt", "content": "x"}'),
-        ("write_file", '{"path": "file_link", "content": "x"}'),
-        ("edit_file", '{"path": "file_link", "old": "secret", "new": "x"}'),
-        ("read_file", '{"path": ".app/config.toml"}'),
-        ("write_file", '{"path": ".app/config.toml", "content": "x"}'),
-    ]
-    for name, arguments in attempts:
-        output = await call(REGISTRY, ctx, name, arguments)
-        assert output.is_error, (name, arguments, output)
-        assert "path" in output.text
-    assert (tmp_path / "outside.txt").read_text() == "secret\n"
-    assert not (tmp_path / "evil.txt").exists()
-    assert not (tmp_path / "outside_dir" / "evil.txt").exists()
-    assert not (tmp_path / "outside_dir" / "new_dir").exists()
-    assert not (tmp_path / "new_dir").exists()
-    assert (ctx.workspace / ".app" / "config.toml").read_text() == "api_key = 'x'\n"
-
-
-async def test_search_does_not_follow_symlinks_or_enter_protected_dirs(ctx: ToolContext) -> None:
-    output = await call(REGISTRY, ctx, "search_text", '{"pattern": "secret|api_key|inside"}')
-    assert output.text == "a.txt:1: inside"

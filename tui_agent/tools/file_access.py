@@ -1,24 +1,36 @@
-"""Opening and replacing files the way the file tools need: no FIFOs, no half-written files."""
+"""Opening and replacing files the way the file tools need: no FIFOs, no half-written files, and
+no symlink followed between the sandbox check and the use.
+
+The sandbox resolves a path to a real path with no symlink in it. Every open here walks that
+path down from the workspace one folder descriptor at a time with ``O_NOFOLLOW``, so a folder or
+file swapped for a symlink after the check (by a command still running in the background, say)
+is refused instead of followed out of the workspace.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from .spec import ToolFailure
+from .text_files import open_folder_beneath
+
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def open_regular_file(path: Path, shown: str) -> BinaryIO:
-    """Open a resolved path for reading, refusing anything but a regular file.
-
-    ``O_NONBLOCK`` keeps a FIFO from blocking the open; ``O_NOFOLLOW`` refuses a symlink swapped
-    in after the sandbox check.
-    """
+def open_regular_file(path: Path, shown: str, workspace: Path) -> BinaryIO:
+    """Open a resolved path inside ``workspace`` for reading, refusing anything but a regular
+    file. ``O_NONBLOCK`` keeps a FIFO from blocking the open."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with folder_of(path, workspace) as (folder, name):
+            fd = os.open(name, _FILE_FLAGS, dir_fd=folder)
     except FileNotFoundError:
         raise ToolFailure(f"{shown}: no such file") from None
     except IsADirectoryError:
@@ -33,32 +45,78 @@ def open_regular_file(path: Path, shown: str) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def write_atomically(target: Path, data: bytes) -> None:
-    """Replace ``target`` with ``data`` all at once: readers see the old file or the new one.
+def open_folder(path: Path, workspace: Path) -> int:
+    """A descriptor of a resolved folder inside ``workspace``, reached without following a
+    symlink. Raises ``OSError``."""
+    return open_folder_beneath(os.path.realpath(workspace), _parts(path, workspace))
 
-    A temporary file in the same folder is written, synced and renamed over the target. An
-    existing file keeps its permission bits; a new one gets the usual umask-based mode.
+
+def make_folders(path: Path, workspace: Path) -> None:
+    """Create a resolved folder inside ``workspace`` and its missing parents, one component at a
+    time from the workspace, never through a symlink. Raises ``OSError``."""
+    fd = open_folder_beneath(os.path.realpath(workspace), ())
+    try:
+        for part in _parts(path, workspace):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, dir_fd=fd)
+            inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+def write_atomically(target: Path, data: bytes, workspace: Path) -> None:
+    """Replace ``target`` (resolved, inside ``workspace``) with ``data`` all at once: readers see
+    the old file or the new one.
+
+    A temporary file in the same folder is written, synced and renamed over the target; a
+    symlink at the target is replaced, never followed. An existing file keeps its permission
+    bits; a new one gets the usual umask-based mode.
     """
-    try:
-        old_mode: int | None = stat.S_IMODE(os.lstat(target).st_mode)
-    except FileNotFoundError:
-        old_mode = None
-    temporary = target.with_name(f".tui-agent-{secrets.token_hex(6)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temporary, flags, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if old_mode is not None:
-                os.fchmod(handle.fileno(), old_mode)
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with folder_of(target, workspace) as (folder, name):
+        try:
+            old_mode: int | None = stat.S_IMODE(
+                os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+            )
+        except FileNotFoundError:
+            old_mode = None
+        temporary = f".tui-agent-{secrets.token_hex(6)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temporary, flags, 0o666, dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if old_mode is not None:
+                    os.fchmod(handle.fileno(), old_mode)
+                os.fsync(handle.fileno())
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary, dir_fd=folder)
+            raise
 
 
 def describe_os_error(exc: OSError, shown: str) -> str:
     """An OS error as one line naming the workspace path, not this machine's absolute path."""
+    if exc.errno == errno.ELOOP:
+        return f"{shown}: a symbolic link appeared in the path; refusing to follow it"
     return f"{shown}: {exc.strerror or type(exc).__name__}"
+
+
+@contextlib.contextmanager
+def folder_of(path: Path, workspace: Path) -> Iterator[tuple[int, str]]:
+    """A descriptor of the folder holding a resolved path inside ``workspace``, and its name."""
+    parts = _parts(path, workspace)
+    if not parts:
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+    folder = open_folder_beneath(os.path.realpath(workspace), parts[:-1])
+    try:
+        yield folder, parts[-1]
+    finally:
+        os.close(folder)
+
+
+def _parts(path: Path, workspace: Path) -> tuple[str, ...]:
+    return path.relative_to(os.path.realpath(workspace)).parts

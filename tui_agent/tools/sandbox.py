@@ -5,8 +5,9 @@ components, never by string prefix, so ``/ws2`` is not inside ``/ws``. Relative 
 relative to the workspace; absolute ones are allowed only when they resolve inside it. ``~`` is
 not expanded and is refused, so a model cannot mistake it for a home directory.
 
-The checks are made when a call starts; a process racing to swap a directory for a symlink
-between check and use is outside what this guards against.
+The checks are made when a call starts. The tools then open what was checked through folder
+descriptors with ``O_NOFOLLOW`` (``file_access.py``), so a folder or file swapped for a symlink
+between check and use is refused, not followed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Text files: telling them from binary ones, and searching them with a regular expression.
+"""Text files: telling them from binary ones, opening them under the workspace without following
+a symlink, and searching them with a regular expression.
 
 Standard library only, because the search runs as its own process::
 
@@ -8,6 +9,10 @@ Python's ``re`` holds the GIL while it matches, so a pattern with catastrophic b
 would freeze the whole app if run in a thread; a process can be killed. The worker writes one
 ``relpath:line: text`` line per match and, when it finishes, one summary line that starts with a
 NUL character (which match lines never contain).
+
+The search walks by directory file descriptors and opens every entry with ``O_NOFOLLOW``, so a
+folder or file swapped for a symlink while it runs is refused, never followed out of the
+workspace.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -27,6 +32,10 @@ SKIPPED_DIR_NAMES = frozenset({".git", ".hg", ".svn"})
 SUMMARY_PREFIX = "\0summary "
 _MAX_LINE_BYTES = 64 * 1024
 _SHOWN_LINE_CHARS = 300
+# Deeper folders are counted as unreadable rather than walked (one open descriptor per level).
+_MAX_DEPTH = 200
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def looks_binary(sample: bytes) -> bool:
@@ -36,6 +45,22 @@ def looks_binary(sample: bytes) -> bool:
     text = sample.decode("utf-8", "replace")
     # The sample may end inside a multi-byte character: allow a few stray replacements.
     return text.count("\ufffd") > max(4, len(text) // 20)
+
+
+def open_folder_beneath(root: str, parts: Sequence[str]) -> int:
+    """A descriptor of the folder ``root/parts...``, reached one component at a time with
+    ``O_NOFOLLOW``: a component that is (or has just become) a symlink raises ``OSError``
+    instead of being followed. ``root`` itself is trusted; ``parts`` hold no ``..``."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def is_binary_file(handle: BinaryIO) -> bool:
@@ -61,10 +86,22 @@ class _Search:
         self.stopped: str | None = None
 
     def run(self, root: Path) -> None:
-        for path in self._files(root):
-            if self._over_budget():
+        parts = root.relative_to(self.workspace).parts
+        try:
+            if not parts:
+                folder = open_folder_beneath(str(self.workspace), ())
+                try:
+                    self._search_folder(folder, "", 0)
+                finally:
+                    os.close(folder)
                 return
-            self._search_file(path)
+            parent = open_folder_beneath(str(self.workspace), parts[:-1])
+            try:
+                self._search_root(parent, parts[-1], "/".join(parts))
+            finally:
+                os.close(parent)
+        except OSError:
+            self.unreadable += 1
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -75,33 +112,49 @@ class _Search:
             "stopped": self.stopped,
         }
 
-    def _files(self, root: Path) -> Iterator[Path]:
-        """Regular files under ``root`` in path order; never follows a symlink."""
-        if root.is_file():
-            yield root
-            return
-        stack: list[tuple[Path, bool]] = [(root, True)]
-        while stack:
-            path, is_dir = stack.pop()
-            if not is_dir:
-                yield path
-                continue
+    def _search_root(self, parent: int, name: str, shown: str) -> None:
+        mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
+        if stat.S_ISREG(mode):
+            self._search_file(parent, name, shown)
+        elif stat.S_ISDIR(mode):
+            folder = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
             try:
-                entries = sorted(os.scandir(path), key=lambda entry: entry.name, reverse=True)
-            except OSError:
-                self.unreadable += 1
-                continue
-            for entry in entries:
-                child = Path(entry.path)
-                if entry.is_symlink():
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIR_NAMES and not self._protected(child):
-                        stack.append((child, True))
-                elif entry.is_file(follow_symlinks=False):
-                    stack.append((child, False))
+                self._search_folder(folder, shown, 0)
+            finally:
+                os.close(folder)
 
-    def _protected(self, path: Path) -> bool:
+    def _search_folder(self, folder: int, shown: str, depth: int) -> None:
+        """Regular files under ``folder`` in path order; never follows a symlink."""
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+        for entry in entries:
+            if self._over_budget():
+                return
+            child = f"{shown}/{entry.name}" if shown else entry.name
+            if entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in SKIPPED_DIR_NAMES or self._protected(child):
+                    continue
+                if depth >= _MAX_DEPTH:
+                    self.unreadable += 1
+                    continue
+                try:
+                    inner = os.open(entry.name, _FOLDER_FLAGS, dir_fd=folder)
+                except OSError:
+                    self.unreadable += 1
+                    continue
+                try:
+                    self._search_folder(inner, child, depth + 1)
+                except OSError:
+                    self.unreadable += 1
+                finally:
+                    os.close(inner)
+            elif entry.is_file(follow_symlinks=False):
+                self._search_file(folder, entry.name, child)
+
+    def _protected(self, shown: str) -> bool:
+        path = self.workspace / shown
         return any(path.is_relative_to(p) for p in self.protected)
 
     def _over_budget(self) -> bool:
@@ -109,20 +162,24 @@ class _Search:
             self.stopped = "time"
         return self.stopped is not None
 
-    def _search_file(self, path: Path) -> None:
+    def _search_file(self, folder: int, name: str, shown: str) -> None:
         try:
-            with open(path, "rb") as handle:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=folder)
+        except OSError:
+            self.unreadable += 1
+            return
+        try:
+            with open(fd, "rb") as handle:
                 if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                     return
                 if is_binary_file(handle):
                     self.skipped_binary += 1
                     return
-                self._search_lines(path, handle)
+                self._search_lines(shown, handle)
         except OSError:
             self.unreadable += 1
 
-    def _search_lines(self, path: Path, handle: BinaryIO) -> None:
-        shown = path.relative_to(self.workspace).as_posix()
+    def _search_lines(self, shown: str, handle: BinaryIO) -> None:
         line_number = 1
         found_here = False
         while raw := handle.readline(_MAX_LINE_BYTES):

@@ -139,7 +139,7 @@ def _read_current(path: str, ctx: ToolContext) -> _Current:
     if not os.path.lexists(target):
         return _Current("", shown, exists=False)
     try:
-        with open_regular_file(target, shown) as handle:
+        with open_regular_file(target, shown, ctx.workspace) as handle:
             data = handle.read(MAX_DIFF_BYTES + 1)
     except ToolFailure as exc:
         return _Current(None, shown, exists=True, problem=str(exc))

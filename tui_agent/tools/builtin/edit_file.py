@@ -38,7 +38,7 @@ def edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolFailure("old and new are the same; nothing would change")
     path = resolve_in_workspace(args.path, ctx, for_write=True)
     shown = shown_path(path, ctx)
-    with open_regular_file(path, shown) as handle:
+    with open_regular_file(path, shown, ctx.workspace) as handle:
         data = handle.read(MAX_EDIT_BYTES + 1)
     if len(data) > MAX_EDIT_BYTES:
         raise ToolFailure(f"{shown} is larger than {MAX_EDIT_BYTES // 2**20} MB; use write_file")
@@ -55,7 +55,7 @@ def edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
     start = text.index(args.old)
     updated = text[:start] + args.new + text[start + len(args.old) :]
     encoded = updated.encode("utf-8")
-    write_atomically(path, encoded)
+    write_atomically(path, encoded, ctx.workspace)
     line = text.count("\n", 0, start) + 1
     return ToolOutput(f"edited {shown} at line {line}: now {len(encoded):,} bytes")
 

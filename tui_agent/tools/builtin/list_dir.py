@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..file_access import describe_os_error, open_folder
 from ..sandbox import is_protected, resolve_in_workspace, shown_path
 from ..spec import Risk, ToolContext, ToolFailure, ToolOutput, ToolSpec
 from .blocking import run_blocking
@@ -36,12 +37,19 @@ def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolOutput:
     if not path.is_dir():
         raise ToolFailure(f"{shown} is not a directory; use read_file for a file")
     counter = _Counter()
-    # nsmallest keeps memory at MAX_ENTRIES however large the directory is.
-    with os.scandir(path) as entries:
-        first = heapq.nsmallest(MAX_ENTRIES, counter.count(entries), key=lambda e: e.name)
-    if not first:
+    try:
+        folder = open_folder(path, ctx.workspace)
+    except OSError as exc:
+        raise ToolFailure(describe_os_error(exc, shown)) from None
+    try:
+        # nsmallest keeps memory at MAX_ENTRIES however large the directory is.
+        with os.scandir(folder) as entries:
+            first = heapq.nsmallest(MAX_ENTRIES, counter.count(entries), key=lambda e: e.name)
+        lines = [_describe(entry, folder, path, ctx) for entry in first]
+    finally:
+        os.close(folder)
+    if not lines:
         return ToolOutput(f"[list_dir: {shown} is empty]")
-    lines = [_describe(entry, ctx) for entry in first]
     if counter.total > len(first):
         lines.append(
             f"[list_dir: showing the first {len(first)} of {counter.total} entries by name]"
@@ -59,15 +67,15 @@ class _Counter:
             yield entry
 
 
-def _describe(entry: os.DirEntry[str], ctx: ToolContext) -> str:
+def _describe(entry: os.DirEntry[str], folder: int, path: Path, ctx: ToolContext) -> str:
     if entry.is_symlink():
         try:
-            target = os.readlink(entry.path)
+            target = os.readlink(entry.name, dir_fd=folder)
         except OSError:
             target = "?"
         return f"{entry.name}@ -> {target}"
     if entry.is_dir(follow_symlinks=False):
-        if is_protected(Path(entry.path), ctx):
+        if is_protected(path / entry.name, ctx):
             return f"{entry.name}/ (the app's own files; not accessible)"
         return f"{entry.name}/"
     return entry.name

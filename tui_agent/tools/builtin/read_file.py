@@ -35,7 +35,7 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     """The requested lines, with a closing note when more remain."""
     path = resolve_in_workspace(args.path, ctx)
     shown = shown_path(path, ctx)
-    with open_regular_file(path, shown) as handle:
+    with open_regular_file(path, shown, ctx.workspace) as handle:
         if is_binary_file(handle):
             return ToolOutput(
                 f"{shown} looks like a binary file; read_file only shows text", is_error=True

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..file_access import write_atomically
+from ..file_access import make_folders, write_atomically
 from ..sandbox import MissingParentError, resolve_in_workspace, shown_path
 from ..spec import Risk, ToolContext, ToolFailure, ToolOutput, ToolSpec
 from .blocking import run_blocking
@@ -41,7 +41,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolFailure(f"{shown} is a directory")
     existed = target.exists()
     data = args.content.encode("utf-8")
-    write_atomically(target, data)
+    write_atomically(target, data, ctx.workspace)
     verb = "replaced" if existed else "created"
     folders = " (and its missing folders)" if created_folders else ""
     size = "1 byte" if len(data) == 1 else f"{len(data):,} bytes"
@@ -50,8 +50,8 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
 
 def _make_folders(folder: Path, ctx: ToolContext) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
+        make_folders(folder, ctx.workspace)
+    except NotADirectoryError:
         raise ToolFailure(
             f"cannot create the folder {shown_path(folder, ctx)}: a file is in the way"
         ) from None
