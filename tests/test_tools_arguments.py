@@ -18,7 +18,6 @@ from tui_agent.tools import (
     validate_call,
     validate_edited,
 )
-from tui_agent.tools.arguments import MAX_NESTING
 
 from .tools_helpers import invalid, validated
 
@@ -39,12 +38,7 @@ REGISTRY = builtin_registry()
         ("true", "must be a JSON object, got a boolean"),
         ('{"a": 1} {"b": 2}', "exactly one JSON object"),
         ('{"a": 1}x', "exactly one JSON object"),
-        ('{"a": NaN}', "NaN is not valid JSON"),
-        ('{"a": Infinity}', "Infinity is not valid JSON"),
-        ('{"a": -Infinity}', "-Infinity is not valid JSON"),
-        ('{"a": 1e999}', "too large"),
         ('{"a": 1,}', "not valid JSON"),
-        ('{"a": 1' + "0" * 5000 + "}", "not valid JSON"),
         ("{'a': 1}", "not valid JSON"),
         ('{"a": 1', "not valid JSON"),
         ("", "arguments are empty"),
@@ -57,12 +51,6 @@ def test_parse_refuses(text: str, expected: str) -> None:
     with pytest.raises(InvalidArguments) as err:
         parse_arguments(text)
     assert expected in str(err.value)
-
-
-@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 5_000, 200_000])
-def test_deep_nesting_is_refused_not_a_crash(depth: int) -> None:
-    with pytest.raises(InvalidArguments, match="nested too deeply"):
-        parse_arguments('{"a":' + "[" * depth + "]" * depth + "}")
 
 
 def test_parse_accepts_one_object_with_surrounding_whitespace() -> None:

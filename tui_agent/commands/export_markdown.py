@@ -130,7 +130,7 @@ def _arguments(call: ToolCallRecord, arguments: str | None = None) -> list[str]:
     text = call.arguments if arguments is None else arguments
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return ["Arguments (not valid JSON):", "", *_fenced(text, "text"), ""]
     if call.name == "run_command" and isinstance(value, dict):
         command = value.get("command")

@@ -97,7 +97,7 @@ def call_line(call: ToolCall) -> str:
     """``call NAME ARGUMENTS  [ID]``: the arguments as one line of JSON (or as received)."""
     try:
         arguments = json.dumps(json.loads(call.arguments or "{}"), ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         arguments = call.arguments
     return f"call {which(call.name, call.id)} {clip(visible_line(arguments), 4 * LINE_CHARS)}"
 

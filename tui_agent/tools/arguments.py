@@ -1,11 +1,12 @@
 """Parse a call's argument string once, strictly, and give the result one canonical form.
 
-Refused: anything but exactly one JSON object; duplicate keys at any depth; NaN, Infinity and
-numbers too large for a float; nesting deeper than ``MAX_NESTING``; and lone UTF-16 surrogates
-(``"\\ud800"``). Surrogates are refused because no tool can use them: they cannot be encoded as
-UTF-8, so they could not be written to a file, passed as a process argument or shown as text.
-The empty string is refused too; the turn assembler already turns a call with no arguments
-into ``{}``.
+Refused: anything but exactly one JSON object; duplicate keys at any depth; NaN, Infinity,
+numbers too large for a float and integers beyond 64 bits (no tool has a use for them, and
+many JSON parsers silently round them); nesting deeper than ``MAX_NESTING``; and lone UTF-16
+surrogates (``"\\ud800"``). Surrogates are refused because no tool can use them: they cannot
+be encoded as UTF-8, so they could not be written to a file, passed as a process argument or
+shown as text. The empty string is refused too; the turn assembler already turns a call with
+no arguments into ``{}``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 from typing import Any
 
 MAX_NESTING = 100
+MAX_INTEGER = 2**63 - 1  # integers must fit in a signed 64-bit number
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -38,6 +40,7 @@ def parse_arguments(text: str) -> dict[str, Any]:
             object_pairs_hook=_object_without_duplicates,
             parse_constant=_refuse_constant,
             parse_float=_finite_float,
+            parse_int=_bounded_int,
         )
     except _Refused as exc:
         raise InvalidArguments(str(exc)) from None
@@ -80,6 +83,15 @@ def _finite_float(text: str) -> float:
     number = float(text)
     if not math.isfinite(number):
         raise _Refused(f"number {text[:40]} is too large")
+    return number
+
+
+def _bounded_int(text: str) -> int:
+    # The length first: converting thousands of digits is slow (and refused past 4300).
+    number = int(text) if len(text.lstrip("-")) <= len(str(MAX_INTEGER)) else None
+    if number is None or abs(number) > MAX_INTEGER:
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        raise _Refused(f"integer {shown} is too large (the limit is 64 bits)")
     return number
 
 

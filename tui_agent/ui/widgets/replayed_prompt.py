@@ -25,7 +25,7 @@ def parse_arguments(arguments: str) -> dict[str, Any] | None:
     """The recorded argument string as a JSON object, or None if it is not one."""
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return None
     return value if isinstance(value, dict) else None
 
