@@ -83,7 +83,7 @@ class Agent:
         self.sent_anything = True
         self.messages.append(UserMessage(text))
         self.recorder.append(UserRecord(ts=time.time(), text=text), sync=True)
-        async with contextlib.aclosing(self._loop()) as events:
+        async with contextlib.aclosing(self._told(self._loop())) as events:
             async for event in events:
                 yield event
 
@@ -98,7 +98,7 @@ class Agent:
         if self.pending_user_message() is None:
             yield Notice("there is no unanswered message to retry", "warning")
             return
-        async with contextlib.aclosing(self._loop()) as events:
+        async with contextlib.aclosing(self._told(self._loop())) as events:
             async for event in events:
                 yield event
 
@@ -118,6 +118,18 @@ class Agent:
         self.calls.cancel()
 
     # -- the loop -------------------------------------------------------------------------
+
+    async def _told(
+        self, events: AsyncGenerator[AgentEvent, None]
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """``events``, with a warning the moment the session file stops being written."""
+        async with contextlib.aclosing(events):
+            async for event in events:
+                if (warning := self.recorder.take_warning()) is not None:
+                    yield Notice(warning, "warning")
+                yield event
+        if (warning := self.recorder.take_warning()) is not None:
+            yield Notice(warning, "warning")
 
     async def _loop(self) -> AsyncGenerator[AgentEvent, None]:
         self._cancelled = False

@@ -14,6 +14,8 @@ class RecordWriter(Protocol):
 class SessionRecorder:
     def __init__(self, writer: RecordWriter | None = None) -> None:
         self.writer = writer
+        # A writer that could not write from the start was reported when the session was opened.
+        self._told = self.warning
 
     def append(self, record: Record, *, sync: bool | None = None) -> None:
         if self.writer is not None:
@@ -24,3 +26,11 @@ class SessionRecorder:
         """Set when the session can no longer be written and lives in memory only."""
         degraded = getattr(self.writer, "degraded", None)
         return degraded if isinstance(degraded, str) and degraded else None
+
+    def take_warning(self) -> str | None:
+        """The warning the user has not been told yet (once: when the disk started refusing)."""
+        warning = self.warning
+        if warning is None or warning == self._told:
+            return None
+        self._told = warning
+        return warning
