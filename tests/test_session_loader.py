@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from tui_agent.session import SessionCorruptError, SessionNotFoundError, SessionStore, load_session
-from tui_agent.session.records import UserRecord
 
 from .session_samples import every_record
 
@@ -50,41 +49,6 @@ def test_a_bad_line_in_the_middle_is_reported_and_the_rest_loads(
     assert loaded.problems == [problem]
 
 
-def test_bom_blank_lines_crlf_and_nul_runs_around_records_are_survived(tmp_path: Path) -> None:
-    lines = _good_lines()
-    damaged = [
-        b"\xef\xbb\xbf" + lines[0],
-        b"",
-        lines[1] + b"\r",
-        b"\x00\x00\x00" + lines[2],  # zeros where a crash left unflushed blocks, then a record
-        b"   ",
-        lines[3] + b"\x00\x00" + lines[4],  # a NUL run joining two records
-        *lines[5:],
-    ]
-    loaded = load_session(_write(tmp_path, damaged))
-    assert loaded.records == every_record()[1:]
-    assert loaded.problems == ["line 4: NUL bytes skipped", "line 6: NUL bytes skipped"]
-
-
-def test_invalid_utf8_inside_a_record_is_replaced_and_reported(tmp_path: Path) -> None:
-    lines = _good_lines()
-    bad = UserRecord(ts=2.0, text="caf\u00e9 XY").model_dump_json().encode()
-    bad = bad.replace(b"XY", b"\xff\xfe")
-    loaded = load_session(_write(tmp_path, [lines[0], bad, *lines[2:]]))
-    assert loaded.records[0] == UserRecord(ts=2.0, text="caf\u00e9 \ufffd\ufffd")
-    assert loaded.problems == ["line 2: invalid UTF-8 replaced"]
-
-
-def test_a_torn_last_line_is_reported_as_such(tmp_path: Path) -> None:
-    lines = _good_lines()
-    path = _write(tmp_path, [*lines, lines[1][:25]], end=b"")
-    loaded = load_session(path)
-    assert loaded.records == every_record()[1:]
-    assert loaded.problems == [
-        f"line {len(lines) + 1}: torn record at the end of the file skipped (an interrupted write)"
-    ]
-
-
 def test_a_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
     loaded = load_session(_write(tmp_path, _good_lines(), end=b""))
     assert loaded.problems == [] and loaded.records == every_record()[1:]
@@ -117,23 +81,3 @@ def test_a_missing_file_is_not_found(tmp_path: Path) -> None:
         load_session(tmp_path / "nope.jsonl")
     with pytest.raises(SessionNotFoundError):
         SessionStore(tmp_path).open_for_append(str(tmp_path / "nope.jsonl"))
-
-
-def test_appending_to_a_torn_file_starts_on_a_fresh_line(tmp_path: Path) -> None:
-    lines = _good_lines()
-    path = _write(tmp_path, [*lines, lines[2][:40]], end=b"")
-    with SessionStore(tmp_path).open_for_append(str(path)) as writer:
-        writer.append(UserRecord(ts=99.0, text="after the crash"))
-    loaded = load_session(path)
-    assert loaded.records == [*every_record()[1:], UserRecord(ts=99.0, text="after the crash")]
-    assert loaded.problems == [f"line {len(lines) + 1}: torn or corrupt record skipped"]
-
-
-def test_a_nul_tail_left_by_a_crash_is_skipped_and_appends_go_after_it(tmp_path: Path) -> None:
-    lines = _good_lines()
-    path = _write(tmp_path, lines, end=b"\n" + b"\x00" * 8192)
-    with SessionStore(tmp_path).open_for_append(str(path)) as writer:
-        writer.append(UserRecord(ts=99.0, text="after"))
-    loaded = load_session(path)
-    assert loaded.records == [*every_record()[1:], UserRecord(ts=99.0, text="after")]
-    assert loaded.problems == [f"line {len(lines) + 1}: NUL bytes skipped"]
