@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tui_agent.approval import command_words, is_compound_command, prefix_matches
+from tui_agent.approval import command_words, is_compound_command
 
 COMPOUND = [
     "git status; rm -rf /",
@@ -88,35 +88,6 @@ def test_simple(cmd: str) -> None:
 def test_words_follow_shell_quoting() -> None:
     assert command_words("git commit -m 'fix: a; b'") == ["git", "commit", "-m", "fix: a; b"]
     assert command_words("'git' \"status\"") == ["git", "status"]
-
-
-@pytest.mark.parametrize(
-    ("prefix", "cmd", "expected"),
-    [
-        (["git", "status"], "git status", True),
-        (["git", "status"], "git status --short", True),
-        (["git", "status"], "  git   status  ", True),
-        (["git", "status"], "'git' status", True),  # the shell sees the same words
-        (["git", "status"], "git statusx", False),
-        (["git", "status"], "git stat", False),
-        (["git", "status"], "git", False),
-        (["git", "status"], "git  log status", False),
-        (["git", "status"], "git status; rm -rf /", False),
-        (["git", "status"], "git status && rm -rf /", False),
-        (["git", "status"], "git status\nrm -rf /", False),
-        (["git", "status"], "git status\r\nrm -rf /", False),
-        (["git", "status"], "git status | sh", False),
-        (["git", "status"], "git status $(rm -rf /)", False),
-        (["git", "status"], "git status > out", False),
-        (["git", "status"], "FOO=1 git status", False),
-        (["git", "status"], "git status 'unbalanced", False),
-        (["git"], "git push --force", True),
-        ([], "git status", False),  # an empty prefix would allow everything
-        (("git", "diff"), "git diff HEAD", True),
-    ],
-)
-def test_prefix_matches(prefix: list[str], cmd: str, expected: bool) -> None:
-    assert prefix_matches(prefix, cmd) is expected
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
