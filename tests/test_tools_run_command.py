@@ -1,4 +1,5 @@
-"""run_command and the process-group machinery: real processes, real signals, no mocks."""
+"""run_command and the process-group machinery: real processes, real signals, no mocks.
+The hostile cases (floods, fork loops, SIGTERM, 50 children, env): tests/hostile/."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import asyncio
 import json
 import os
 import time
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from tui_agent.tools import ToolContext, builtin_registry
 from tui_agent.tools.environment import looks_secret, scrubbed_environment
 from tui_agent.tools.process import DEFAULT_GRACE_S
 
-from .tools_helpers import call, invalid, live_members, make_context, validated
+from .tools_helpers import call, invalid, live_members, make_context
 
 REGISTRY = builtin_registry()
 
@@ -42,13 +42,6 @@ async def wait_for_file(path: Path, timeout_s: float = 5.0) -> str:
     raise AssertionError(f"{path.name} never appeared")
 
 
-async def wait_for_members(pgid: int, count: int, timeout_s: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while len(live_members(pgid)) < count:
-        assert time.monotonic() < deadline, "the children never started"
-        await asyncio.sleep(0.02)
-
-
 async def test_output_exit_code_and_workspace_cwd(ctx: ToolContext) -> None:
     (ctx.workspace / "marker.txt").write_text("here\n")
     text, is_error = await run(ctx, "cat marker.txt; echo oops >&2; exit 0")
@@ -67,34 +60,9 @@ async def test_stdin_is_empty_not_the_terminal(ctx: ToolContext) -> None:
     assert text == "done\n[exit code 0]"
 
 
-async def test_secret_looking_variables_are_not_passed(
-    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    secrets = {
-        "FAKE_API_KEY": "k1",
-        "OPENAI_API_KEY": "k2",
-        "ANTHROPIC_API_KEY": "k3",
-        "GEMINI_API_KEY": "k4",
-        "GOOGLE_API_KEY": "k5",
-        "GITHUB_TOKEN": "t1",
-        "AWS_SECRET_ACCESS_KEY": "s1",
-        "CLIENT_SECRET": "s2",
-        "DB_PASSWORD": "p1",
-        "mysql_password_file": "p2",
-        "GOOGLE_APPLICATION_CREDENTIALS": "c1",
-    }
-    for name, value in secrets.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("HARMLESS_SETTING", "visible")
-    text, _ = await run(ctx, "env")
-    names = {line.split("=", 1)[0] for line in text.splitlines() if "=" in line}
-    assert not names & set(secrets)
-    assert "HARMLESS_SETTING" in names
-    assert "PATH" in names
-
-
 def test_secret_name_rules() -> None:
-    for name in ["MY_KEY", "x_token", "API_KEY", "OPENAI_API_KEY", "SOME_CREDENTIALS", "PASSWORD"]:
+    secret = ["MY_KEY", "x_token", "API_KEY", "OPENAI_API_KEY", "SOME_CREDENTIALS", "PASSWORD"]
+    for name in [*secret, "MYSQL_PWD", "GPG_PASSPHRASE"]:
         assert looks_secret(name), name
     for name in [
         "PATH",
@@ -104,30 +72,13 @@ def test_secret_name_rules() -> None:
         "LANG",
         "MONKEY",
         "TOKENIZERS_PARALLEL",
+        "PWD",
+        "OLDPWD",
     ]:
         assert not looks_secret(name), name
     assert scrubbed_environment({"A_KEY": "x", "B": "y"}) == {"B": "y"}
-
-
-async def test_huge_output_is_capped_in_bounded_memory(tmp_path: Path) -> None:
-    ctx = make_context(tmp_path, command_output_cap=100_000)
-    tracemalloc.start()
-    started = time.monotonic()
-    try:
-        text, _ = await run(ctx, "yes | head -c 100000000")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert time.monotonic() - started < 15
-    assert text.startswith("y\ny\n")
-    assert "[output truncated: kept the first 100,000 bytes, dropped 99,900,000]" in text
-    assert text.endswith("[exit code 0]")
-    assert peak < 10_000_000, f"peak Python memory {peak:,} bytes"
-
-
-async def test_binary_output_is_made_readable(ctx: ToolContext) -> None:
-    text, _ = await run(ctx, r"printf 'a\000b\377c\n'")
-    assert text == "ab\ufffdc\n[exit code 0]"
+    held = {"LLM": "k-123", "URL": "https://u:k-123@h", "B": "y"}
+    assert scrubbed_environment(held, secret_values=("k-123", "")) == {"B": "y"}
 
 
 async def test_timeout_stops_the_command_promptly(ctx: ToolContext) -> None:
@@ -147,47 +98,6 @@ async def test_requested_timeout_is_capped_by_the_user_limit(tmp_path: Path) -> 
     assert time.monotonic() - started < 0.5 + DEFAULT_GRACE_S
     assert "timeout_s 100 was capped at the limit of 0.5 s" in text
     assert "[timed out after 0.5 s" in text
-
-
-async def test_command_ignoring_sigterm_is_killed_after_the_grace(ctx: ToolContext) -> None:
-    started = time.monotonic()
-    text, is_error = await run(ctx, "trap '' TERM; echo $$; sleep 30", timeout_s=0.5)
-    elapsed = time.monotonic() - started
-    assert 0.5 + DEFAULT_GRACE_S - 0.2 < elapsed < 0.5 + DEFAULT_GRACE_S + 2, elapsed
-    assert is_error and "timed out" in text
-    assert live_members(int(text.split()[0])) == []
-
-
-async def test_timeout_kills_every_child_of_the_command(ctx: ToolContext) -> None:
-    command = "echo $$; for i in $(seq 50); do sleep 30 & done; wait"
-    text, _ = await run(ctx, command, timeout_s=1.0)
-    assert "timed out" in text
-    assert live_members(int(text.split()[0])) == []
-
-
-async def test_cancellation_kills_the_group_and_propagates(ctx: ToolContext) -> None:
-    pid_file = ctx.workspace / "pid.txt"
-    command = "echo $$ > pid.txt; for i in $(seq 50); do sleep 30 & done; wait"
-    checked = validated(REGISTRY, "run_command", f'{{"command": "{command}"}}')
-    task = asyncio.create_task(checked.spec.run(checked.args, ctx))
-    pgid = int(await wait_for_file(pid_file))
-    await wait_for_members(pgid, 51)
-    started = time.monotonic()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - started < DEFAULT_GRACE_S + 1
-    assert live_members(pgid) == []
-
-
-async def test_background_leftovers_are_stopped_when_the_command_ends(ctx: ToolContext) -> None:
-    started = time.monotonic()
-    text, is_error = await run(ctx, "echo $$; sleep 30 & echo started")
-    assert time.monotonic() - started < 3
-    assert "started\n[exit code 0]" in text
-    assert "background were stopped" in text
-    assert not is_error
-    assert live_members(int(text.split()[0])) == []
 
 
 def test_nul_in_a_command_is_refused_before_it_runs() -> None:

@@ -88,7 +88,8 @@ def build_agent(
     """``config_path``: where "saved to config" approval rules are written (None: nowhere)."""
     registry = tool_registry(config)
     settings = config.settings
-    context = ToolContext(workspace=workspace, protected=protected)
+    secrets = (profile.api_key,) if profile.api_key else ()
+    context = ToolContext(workspace=workspace, protected=protected, secret_values=secrets)
     recorder = SessionRecorder(writer)
     calls = CallRunner(
         registry=registry,

@@ -44,10 +44,12 @@ class ToolContext:
 
     ``workspace`` is already resolved. ``protected`` holds the app's own config, data and log
     directories: reads and writes there are refused even when they lie inside the workspace.
+    ``secret_values`` (the provider key): no variable holding one reaches a tool's process.
     """
 
     workspace: Path
     protected: tuple[Path, ...] = ()
+    secret_values: tuple[str, ...] = field(default=(), repr=False)
     command_timeout_s: float = 120.0
     command_output_cap: int = 1_000_000
 

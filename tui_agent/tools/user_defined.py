@@ -259,7 +259,7 @@ class _Runner:
         return argv
 
     async def run(self, args: BaseModel, ctx: ToolContext) -> ToolOutput:
-        env = scrubbed_environment()
+        env = scrubbed_environment(secret_values=ctx.secret_values)
         try:
             program = _locate(self.program, ctx, env.get("PATH"))
         except ToolFailure as exc:

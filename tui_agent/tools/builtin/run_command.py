@@ -50,7 +50,7 @@ async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolOutput:
         result = await run_in_process_group(
             [SHELL, "-c", args.command],
             cwd=ctx.workspace,
-            env=scrubbed_environment(),
+            env=scrubbed_environment(secret_values=ctx.secret_values),
             timeout_s=timeout_s,
             output_cap=ctx.command_output_cap,
         )

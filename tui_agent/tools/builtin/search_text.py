@@ -62,7 +62,7 @@ async def run_search_text(args: SearchTextArgs, ctx: ToolContext) -> ToolOutput:
         result = await run_in_process_group(
             argv,
             cwd=ctx.workspace,
-            env=scrubbed_environment(),
+            env=scrubbed_environment(secret_values=ctx.secret_values),
             timeout_s=TIME_LIMIT_S + KILL_MARGIN_S,
             output_cap=2 * MAX_OUTPUT_BYTES,
             grace_s=0.5,
