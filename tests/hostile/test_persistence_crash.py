@@ -188,7 +188,7 @@ _DAMAGE = st.one_of(
 _RECORD = st.tuples(
     st.just("record"),
     st.text(max_size=30),
-    st.sampled_from(["", "bom", "nul-before", "invalid-utf8-inside"]),
+    st.sampled_from(["", "bom", "nul-before", "invalid-utf8-inside", "joined-by-nuls"]),
 )
 
 
@@ -205,8 +205,11 @@ def test_any_mix_of_nul_runs_bom_invalid_utf8_and_torn_lines_loses_no_record(
     lines = [header.model_dump_json().encode()]
     expected: list[UserRecord] = []
     problems: list[str] = []
+    clean_before = False  # the line before holds one undamaged record
     for item in items:
         number = len(lines) + 1
+        joined = item[0] == "record" and item[2] == "joined-by-nuls" and clean_before
+        clean_before = item[0] == "record" and item[2] in ("", "bom") and not joined
         if item[0] == "record":
             _, text, how = item
             record = UserRecord(ts=float(number), text=f"{text}<X>")
@@ -220,7 +223,13 @@ def test_any_mix_of_nul_runs_bom_invalid_utf8_and_torn_lines_loses_no_record(
             elif how == "nul-before":
                 line = b"\x00" * 700 + line
                 problems.append(f"line {number}: NUL bytes skipped")
-            lines.append(line)
+            if joined:  # zeros, then this record, on the line of the one before
+                record = UserRecord(ts=float(number - 1), text=record.text)
+                line = record.model_dump_json().encode()
+                lines[-1] += b"\x00" * 300 + line
+                problems.append(f"line {number - 1}: NUL bytes skipped")
+            else:
+                lines.append(line)
             expected.append(record)
         elif item[0] == "nul-run":
             lines.append(item[1])
