@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from tui_agent.session import SessionStore, load_session
 from tui_agent.session.codec import BOM, decode_line
+from tui_agent.session.errors import SessionError
 from tui_agent.session.records import HeaderRecord, UserRecord
 
 from ..session_samples import every_record
@@ -245,3 +246,27 @@ def test_any_mix_of_nul_runs_bom_invalid_utf8_and_torn_lines_loses_no_record(
     assert loaded.header == header
     assert loaded.records == expected
     assert loaded.problems == problems
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_session_path_that_is_a_device_is_refused_not_read_forever(
+    tmp_path: Path, device: str
+) -> None:
+    link = tmp_path / "session.jsonl"
+    link.symlink_to(device)
+    with pytest.raises(SessionError, match="not a regular file"):
+        load_session(link)
+
+
+def test_a_session_path_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(SessionError, match="not a regular file"):
+        load_session(fifo)
+
+
+def test_listing_sessions_skips_devices_and_fifos_among_them(store: SessionStore) -> None:
+    good = _session(store)
+    (store.directory / "zeros.jsonl").symlink_to("/dev/zero")
+    os.mkfifo(store.directory / "pipe.jsonl")
+    assert [s.id for s in store.list()] == [good]

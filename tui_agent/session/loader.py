@@ -8,6 +8,7 @@ line. Only a file with no readable record at all is an error.
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,8 +49,13 @@ class LoadedSession:
 def load_session(path: Path) -> LoadedSession:
     """Read ``path``; raises SessionNotFoundError, SessionCorruptError or SessionError."""
     try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(info.st_mode):  # a device or a pipe would read forever
+            raise SessionError(f"{path} is not a regular file, so it is not read as a session")
         data = path.read_bytes()
-        mtime = path.stat().st_mtime
+        mtime = info.st_mtime
     except (FileNotFoundError, NotADirectoryError):
         raise SessionNotFoundError(f"no session file at {path}") from None
     except IsADirectoryError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +40,10 @@ def summarize(path: Path) -> SessionSummary | None:
     messages = 0
     seen = False
     try:
-        updated = path.stat().st_mtime
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a device or a pipe would never end
+            return None
+        updated = info.st_mtime
         with path.open("rb") as file:
             for raw in file:
                 line = clean_line(raw.rstrip(b"\n"))
