@@ -73,12 +73,19 @@ class _Approved:
 
 
 def cap_output(text: str, limit: int) -> str:
-    """Tool output sent to the model is capped, with a note saying how much was cut."""
+    """Tool output sent to the model is capped, with a note saying how much was cut.
+
+    The first three quarters of the budget come from the start and the rest from the end, so the
+    model still sees how a long command ended (its exit code, a timeout or cap note).
+    """
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text
-    kept = data[:limit].decode("utf-8", "ignore")
-    return f"{kept}\n[output cut: {len(data) - limit} of {len(data)} bytes not shown]"
+    tail_bytes = limit // 4
+    head = data[: limit - tail_bytes].decode("utf-8", "ignore")
+    tail = data[len(data) - tail_bytes :].decode("utf-8", "ignore") if tail_bytes else ""
+    note = f"[output cut: {len(data) - limit} of {len(data)} bytes not shown]"
+    return f"{head}\n{note}\n{tail}" if tail else f"{head}\n{note}"
 
 
 def _cancelled_from_outside() -> bool:
