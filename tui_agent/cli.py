@@ -167,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         return _run_parse(args.protocol, args.file)
     if args.command == "run":
         from .commands import run as run_command
-        from .logs import setup_logging
+        from .logs import redact_crashes, setup_logging
 
         setup_logging(args.debug)
+        redact_crashes()
 
         return run_command.main(args)
     if args.command in ("sessions", "export", "replay"):

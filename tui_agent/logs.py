@@ -1,5 +1,11 @@
 """Logs in the platform's user log folder; ``--debug`` makes them verbose. Keys never reach them:
-every formatted line (exceptions included) goes through the same Redactor as session files."""
+every formatted line (exceptions included) goes through the same Redactor as session files.
+
+The HTTP libraries log through their own loggers ("httpx": each request's URL, "httpcore": the
+response headers); they go through the same handler, verbose only with ``--debug``. ``redact``
+is that redaction for other output (crash reports, screenshots); ``redact_crashes`` makes an
+uncaught exception a redacted traceback on stderr and in the log.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,17 @@ import contextlib
 import logging
 import logging.handlers
 import os
+import sys
+import traceback
 from pathlib import Path
+from types import TracebackType
 
 from .session.paths import ensure_private_dir, log_dir
 from .session.redaction import Redactor
 
 LOG_FILE = "tui-agent.log"
 _LOGGER = "tui_agent"
+_HTTP_LOGGERS = ("httpx", "httpcore")
 
 
 class RedactingFormatter(logging.Formatter):
@@ -29,6 +39,9 @@ class RedactingFormatter(logging.Formatter):
             self._secrets.add(value)
             self._redactor = Redactor(self._secrets)
 
+    def redact(self, text: str) -> str:
+        return self._redactor.redact(text)
+
     def format(self, record: logging.LogRecord) -> str:
         return self._redactor.redact(super().format(record))
 
@@ -40,10 +53,14 @@ def setup_logging(debug: bool = False, directory: Path | None = None) -> Path | 
     """Log to ``tui-agent.log`` (0600, rotated); its path, or None when it cannot be written."""
     logger = logging.getLogger(_LOGGER)
     logger.setLevel(logging.DEBUG if debug else logging.INFO)
-    logger.propagate = False
-    for handler in list(logger.handlers):
-        logger.removeHandler(handler)
-        handler.close()
+    http = [logging.getLogger(name) for name in _HTTP_LOGGERS]
+    for each in http:
+        each.setLevel(logging.DEBUG if debug else logging.WARNING)
+    for each in (logger, *http):
+        each.propagate = False
+        for handler in list(each.handlers):
+            each.removeHandler(handler)
+            handler.close()
     try:
         folder = ensure_private_dir(directory or log_dir())
         path = folder / LOG_FILE
@@ -55,10 +72,12 @@ def setup_logging(debug: bool = False, directory: Path | None = None) -> Path | 
             path, maxBytes=5_000_000, backupCount=2, encoding="utf-8"
         )
     except OSError:
-        logger.addHandler(logging.NullHandler())
+        for each in (logger, *http):
+            each.addHandler(logging.NullHandler())
         return None
     handler.setFormatter(_formatter)
-    logger.addHandler(handler)
+    for each in (logger, *http):
+        each.addHandler(handler)
     return path
 
 
@@ -66,3 +85,26 @@ def add_log_secret(value: str | None) -> None:
     """A key to keep out of the logs (besides every known key shape)."""
     if value:
         _formatter.add_secret(value)
+
+
+def redact(text: str) -> str:
+    """``text`` with every key this process knows of and every known key shape redacted."""
+    return _formatter.redact(text)
+
+
+def crash_report(error: BaseException) -> str:
+    """The traceback of ``error``, redacted, without local variables; also logged."""
+    logging.getLogger(_LOGGER).error("crashed", exc_info=(type(error), error, error.__traceback__))
+    return redact("".join(traceback.format_exception(error)))
+
+
+def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+    if not issubclass(kind, Exception):
+        sys.__excepthook__(kind, error, tb)
+        return
+    sys.stderr.write(crash_report(error.with_traceback(tb)))
+
+
+def redact_crashes() -> None:
+    """An uncaught exception prints a redacted traceback (and logs it) instead of the raw one."""
+    sys.excepthook = _excepthook

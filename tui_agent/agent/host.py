@@ -22,6 +22,7 @@ from ..config import (
     resolve_profile,
     resolve_workspace,
 )
+from ..config.secrets import key_values
 from ..conversation import Message
 from ..logs import add_log_secret
 from ..session import Redactor, SessionStore
@@ -118,7 +119,9 @@ async def open_host(
         api_key_env=options.api_key_env,
     )
     workspace = resolve_workspace(config, options.workspace)
-    add_log_secret(profile.api_key)
+    secrets = [key for key in (profile.api_key, *key_values(config)) if key]
+    for secret in secrets:
+        add_log_secret(secret)
     notices: list[str] = []
     demo = None
     if profile.is_demo:
@@ -128,7 +131,7 @@ async def open_host(
         await demo.start()
         profile = dataclasses.replace(profile, base_url=demo.base_url)
         notices.append(DEMO_NOTICE)
-    redactor = Redactor([profile.api_key] if profile.api_key else [])
+    redactor = Redactor(secrets)
     store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
     resume = options.resume

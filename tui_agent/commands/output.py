@@ -64,16 +64,11 @@ def export_redactor(environ: dict[str, str] | None = None) -> Redactor:
     Those are the protocols' default variables, the ``api_key_env`` of every profile in
     config.toml (when it loads) and any variable whose name looks secret.
     """
-    from ..config import PROTOCOL_DEFAULTS, ConfigError, load_config
-    from ..tools.environment import looks_secret
+    from ..config import ConfigError, load_config
+    from ..config.secrets import key_values
 
-    env = dict(os.environ) if environ is None else environ
-    names = {name for defaults in PROTOCOL_DEFAULTS.values() for name in defaults.key_envs}
-    names |= {name for name in env if looks_secret(name)}
     try:
         config = load_config()
     except (ConfigError, OSError):
-        pass  # a broken config must not stop an export; the shapes still apply
-    else:
-        names |= {p.api_key_env for p in config.profiles.values() if p.api_key_env}
-    return Redactor(env[name] for name in sorted(names) if env.get(name))
+        config = None  # a broken config must not stop an export; the shapes still apply
+    return Redactor(key_values(config, environ))

@@ -20,6 +20,10 @@ MIN_SECRET_LENGTH = 8  # shorter configured values would redact ordinary words
 # Each shape is a named alternative; the name picks how much prefix survives (_KEEP). No
 # alternative starts with a lookbehind, so the leading lookahead below can skip most positions;
 # the left boundaries some shapes need are checked in Python (_BOUNDED).
+_TOKEN = r"[A-Za-z0-9._~+/=-]{16,}"
+_HEADER_NAME = r"(?i:x-goog-api-key|x-api-key|api-key|proxy-authorization|authorization)"
+_HEADER_SEPARATOR = r"(?:\\?[\"']\s*,\s*b?\\?[\"']|(?:\\?[\"'])?\s*[:=]\s*(?:b?\\?[\"'])?)"
+_AUTH_SCHEME = r"(?i:(?:bearer|basic|token|digest)[ \t]+)?"
 _SHAPES = (
     # A PEM private key, up to its END line, or (cut off) for as long as it looks like PEM.
     (
@@ -33,11 +37,15 @@ _SHAPES = (
     ("github", r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}"),
     ("slack", r"xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"),
     ("aws", r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])"),
-    ("bearer", r"[Bb][Ee][Aa][Rr][Ee][Rr][ \t]+[A-Za-z0-9._~+/=-]{16,}"),
+    ("bearer", r"[Bb][Ee][Aa][Rr][Ee][Rr][ \t]+" + _TOKEN),
+    # Whatever the value, in every way a header is written: `x-api-key: v`, `"x-api-key": "v"`,
+    # `(b'x-api-key', b'v')` (httpcore's debug log), `authorization=Basic v`.
+    ("header", _HEADER_NAME + _HEADER_SEPARATOR + _AUTH_SCHEME + _TOKEN),
+    ("query", r"[?&](?i:key|api_key|apikey|access_token)=[A-Za-z0-9._~%+/-]{16,}"),
 )
-_SHAPE_FIRST_CHARS = "-sAgxBb"
+_SHAPE_FIRST_CHARS = "-sAgxBbXaApP?&"
 # Shapes that must not continue a word: "task-..." is not an "sk-" key.
-_BOUNDED = {"sk", "aws", "bearer"}
+_BOUNDED = {"sk", "aws", "bearer", "header"}
 # Literals (lower case) of which every match contains one: a cheap first test.
 _TRIGGERS = (
     "-----begin",
@@ -54,6 +62,10 @@ _TRIGGERS = (
     "akia",
     "asia",
     "bearer",
+    "api-key",
+    "authorization",
+    "key=",
+    "access_token=",
 )
 _KEEP = {
     "sk": re.compile(r"sk-(?:ant-(?:api\d\d-|admin\d\d-)?|proj-|svcacct-|admin-|or-v1-)?"),
@@ -62,6 +74,8 @@ _KEEP = {
     "slack": re.compile(r"xox[abposr]-|xapp-"),
     "aws": re.compile(r"AKIA|ASIA"),
     "bearer": re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr][ \t]+"),
+    "header": re.compile(_HEADER_NAME + _HEADER_SEPARATOR + _AUTH_SCHEME),
+    "query": re.compile(r"[?&][^=]*="),
 }
 _PEM_MARK = "-----BEGIN PRIVATE KEY-----" + MARK + "-----END PRIVATE KEY-----"
 

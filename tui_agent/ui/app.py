@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from ..agent.host_options import HostOptions
+from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 MODES = ("ask", "auto-read", "auto-all")
 
 
-class TuiAgentApp(App[None]):
+class TuiAgentApp(SafeApp):
     # Absolute: Textual resolves a relative CSS_PATH against the file of the class in use,
     # which breaks any subclass defined elsewhere.
     CSS_PATH = Path(__file__).with_name("app.tcss")

@@ -19,7 +19,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
@@ -37,6 +37,7 @@ from ..replay import (
 from ..stream.turn import ToolCall
 from ..tools.registry import builtin_registry
 from .event_router import EventRouter
+from .safe_app import SafeApp
 from .widgets.replayed_prompt import ReplayedPrompt
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -63,7 +64,7 @@ class ReplayStatus(Static):
 PROMPT_LINGER_S = 1.0  # recorded seconds a replayed prompt stays on screen
 
 
-class ReplayApp(App[None]):
+class ReplayApp(SafeApp):
     CSS_PATH = "app.tcss"
     TITLE = "tui-agent replay"
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,24 @@
+"""The values of every variable a key may come from, so that no writer of ours lets one through:
+the protocols' default key variables, each profile's ``api_key_env`` and any variable whose name
+looks like it holds a credential. The session store, the logs and exports redact all of them,
+not only the key of the profile in use (a model or a tool may well print another one)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from .model import Config
+from .protocols import PROTOCOL_DEFAULTS
+
+
+def key_values(config: Config | None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The non-empty values of those variables in ``environ`` (default: ``os.environ``)."""
+    from ..tools.environment import looks_secret
+
+    env = os.environ if environ is None else environ
+    names = {name for defaults in PROTOCOL_DEFAULTS.values() for name in defaults.key_envs}
+    names |= {name for name in env if looks_secret(name)}
+    if config is not None:
+        names |= {p.api_key_env for p in config.profiles.values() if p.api_key_env}
+    return [env[name] for name in sorted(names) if env.get(name)]
