@@ -1,1 +1,1 @@
-"""The hardening suite: hostile input, faults and secrets, one file per group (see README.md here)."""
+"""The hardening suite: hostile input, faults and secrets, one file per group (see README.md)."""
