@@ -34,7 +34,7 @@ from tui_agent.config import Config, ResolvedProfile, Settings
 from tui_agent.conversation import Message
 from tui_agent.session import SessionStore, SessionWriter
 from tui_agent.stream.events import ReasoningDelta, TextDelta
-from tui_agent.stream.progress import ToolArgumentsReceived, ToolCallAnnounced
+from tui_agent.stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 
 from . import wire
 from .fake_provider import FakeProvider, Reply
@@ -260,7 +260,7 @@ def count_text(body: Any, text: str) -> int:
 
 # -- the order of events ---------------------------------------------------------------------
 
-PROGRESS = (TextDelta, ReasoningDelta, ToolCallAnnounced, ToolArgumentsReceived)
+PROGRESS = (TextDelta, ReasoningDelta, ToolCallAnnounced, ToolArgumentsReceived, RetryWait)
 
 
 def check_order(events: list[AgentEvent]) -> None:

@@ -7,6 +7,7 @@ import contextlib
 import json
 import socket
 import struct
+import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -23,7 +24,8 @@ class BadRequest(Exception):
 
 @dataclass
 class Request:
-    """One received request. Header names are lower-case; ``json`` is None if not JSON."""
+    """One received request. Header names are lower-case; ``json`` is None if not JSON;
+    ``at`` is when it had been read whole (``time.monotonic()``, comparable across processes)."""
 
     method: str
     path: str
@@ -31,6 +33,7 @@ class Request:
     headers: dict[str, str]
     body: bytes = field(repr=False)
     json: Any = field(default=None, repr=False)
+    at: float = field(default_factory=time.monotonic, repr=False)
 
 
 class Connection:

@@ -1,11 +1,13 @@
 """Turns the agent's events into widget updates.
 
 Text deltas are coalesced (at most ~30 updates a second); tool-call events are never delayed:
-the "preparing tool" card is mounted the moment its ToolCallAnnounced arrives.
+the "preparing tool" card is mounted the moment its ToolCallAnnounced arrives. A wait before a
+retry counts down in the status bar until the next event arrives.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +31,12 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from .app import TuiAgentApp
 
 FLUSH_INTERVAL_S = 1 / 30
+COUNTDOWN_TICK_S = 0.2
 _DECISION_STATES = {
     "approve": "approved",
     "edit": "approved",
@@ -63,10 +68,13 @@ class EventRouter:
         self._by_id: dict[str, Any] = {}
         self._answers: list[str] = []
         self._text_this_turn: list[str] = []
+        self._countdown: Timer | None = None
 
     # -- the stream -------------------------------------------------------------------------
 
     def handle(self, event: Any) -> None:
+        if self._countdown is not None and not isinstance(event, RetryWait):
+            self._stop_countdown()  # the wait is over: the retry answered (or the turn ended)
         if isinstance(event, TextDelta):
             self._pending_text.append(event.text)
             self._text_this_turn.append(event.text)
@@ -137,10 +145,10 @@ class EventRouter:
             self._text_this_turn = []
             self.status.connection = "waiting for the model"
         elif isinstance(event, RetryWait):
-            self.status.connection = f"retrying in {event.seconds:.0f} s ({event.why})"
             self.transcript.add_notice(
                 f"{event.why}: retrying in {event.seconds:.1f} s (attempt {event.attempt})", "info"
             )
+            self._start_countdown(event)
         elif isinstance(event, TurnCompleted):
             self._complete(event)
         elif isinstance(event, TurnTruncated):
@@ -168,6 +176,28 @@ class EventRouter:
             self.transcript.add_notice(event.text, event.level)
         elif isinstance(event, LoopEnded):
             self._loop_ended(event)
+
+    def _start_countdown(self, event: RetryWait) -> None:
+        """Show the whole seconds left of the wait, updated until it is over."""
+        self._stop_countdown()
+        ends = time.monotonic() + event.seconds
+
+        def tick() -> None:
+            left = ends - time.monotonic()
+            if left > 0:
+                self.status.connection = f"retrying in {math.ceil(left)} s ({event.why})"
+            else:
+                self._stop_countdown()
+                self.status.connection = f"waiting for the model (attempt {event.attempt})"
+
+        tick()
+        if self.status.connection.startswith("retrying"):
+            self._countdown = self.app.set_interval(COUNTDOWN_TICK_S, tick)
+
+    def _stop_countdown(self) -> None:
+        if self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
 
     def _complete(self, event: TurnCompleted) -> None:
         turn = event.turn

@@ -1,0 +1,249 @@
+"""Network, part 1: a request that failed before its first byte is sent again, after the wait the
+server asked for (retry-after 2, retry-after-ms, an HTTP date), never longer than the configured
+cap (1e9, a far-future date), and never a negative, NaN or garbage wait; the user sees it counting
+down (the app) or as an event (`tui-agent run --json`). 503 and 529 before any byte are retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import math
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui_agent.agent.events import AgentEvent, LoopEnded, TurnStarted, TurnTruncated
+from tui_agent.conversation import UserMessage
+from tui_agent.providers import RequestSettings, request_builder
+from tui_agent.stream.progress import RetryWait
+from tui_agent.stream.turn import Turn, TurnResult
+from tui_agent.transport import RetryPolicy, StreamLimits, stream_turn
+from tui_agent.ui.widgets.status_bar import StatusBar
+
+from .. import wire
+from ..agent_helpers import LOOP_TIMEOUT_S, agent_over, check_order, of_type
+from ..agent_helpers import answer as agent_answer
+from ..approval_prompt_app import screen_text
+from ..fake_provider import FakeProvider, Status
+from ..run_helpers import KEY, Home, JsonLines, LineReader, final, types
+from ..ui_app_helpers import KEY as APP_KEY
+from ..ui_app_helpers import AppEnv, make_env, running, send, wait_idle_agent, wait_text
+
+PROTOCOLS = list(wire.BUILDERS)
+CAP_S = 0.3  # the configured cap on a server's retry-after, in these tests
+BACKOFF_S = 0.05  # our own backoff's cap, in these tests
+SLACK_S = 1.5  # a shared machine may be slow to wake up; never early
+FAR_FUTURE = "Fri, 31 Dec 9999 23:59:59 GMT"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return Home(tmp_path)
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    return make_env(tmp_path, monkeypatch)
+
+
+def _gap(server: FakeProvider) -> float:
+    """Seconds between the first request and its re-send, as the server saw them."""
+    first, second = server.requests[:2]
+    return second.at - first.at
+
+
+async def _one_turn(server: FakeProvider, retry: RetryPolicy) -> tuple[TurnResult, list[RetryWait]]:
+    """One turn through the real transport against ``server``; the waits it announced."""
+    request = request_builder(server.protocol)(
+        [UserMessage("hi")], [], RequestSettings(model="m", base_url=server.base_url)
+    )
+    waits: list[RetryWait] = []
+    async with httpx.AsyncClient() as client, asyncio.timeout(LOOP_TIMEOUT_S):
+        result = await stream_turn(
+            client,
+            request,
+            server.protocol,
+            server.protocol,
+            limits=StreamLimits(retry=retry),
+            on_progress=lambda _: None,
+            on_retry=waits.append,
+            record=lambda *_: None,
+        )
+    return result, waits
+
+
+def _in(seconds: float) -> str:
+    return email.utils.formatdate(time.time() + seconds, usegmt=True)
+
+
+# (headers of the 429, the least and the most it may wait, the configured cap). A server's ask
+# is honoured up to the cap; anything unusable falls back to our own backoff (at most BACKOFF_S).
+HEADER_CASES = [
+    pytest.param({"retry-after-ms": "250"}, 0.25, 0.25, CAP_S, id="retry-after-ms"),
+    pytest.param(
+        {"retry-after-ms": "200", "retry-after": "30"}, 0.2, 0.2, CAP_S, id="retry-after-ms-wins"
+    ),
+    pytest.param({"retry-after": "DATE+1.5"}, 0.3, 1.5, 60.0, id="http-date"),
+    pytest.param(
+        {"retry-after": "Sun, 06 Nov 1994 08:49:37 GMT"}, 0, 0, CAP_S, id="http-date-past"
+    ),
+    pytest.param({"retry-after": "1e9"}, CAP_S, CAP_S, CAP_S, id="1e9-capped"),
+    pytest.param({"retry-after-ms": "1e12"}, CAP_S, CAP_S, CAP_S, id="1e12-ms-capped"),
+    pytest.param({"retry-after": FAR_FUTURE}, CAP_S, CAP_S, CAP_S, id="far-future-date-capped"),
+    pytest.param({"retry-after": "-5"}, 0, BACKOFF_S, CAP_S, id="negative"),
+    pytest.param({"retry-after-ms": "-300"}, 0, BACKOFF_S, CAP_S, id="negative-ms"),
+    pytest.param({"retry-after": "NaN"}, 0, BACKOFF_S, CAP_S, id="nan"),
+    pytest.param(
+        {"retry-after-ms": "nan", "retry-after": "inf"}, 0, BACKOFF_S, CAP_S, id="nan-inf"
+    ),
+    pytest.param({"retry-after": "soon, please"}, 0, BACKOFF_S, CAP_S, id="garbage"),
+]
+
+
+@pytest.mark.parametrize(("headers", "least", "most", "cap"), HEADER_CASES)
+async def test_429_retry_after_is_waited_for_and_capped(
+    headers: dict[str, str], least: float, most: float, cap: float
+) -> None:
+    if headers.get("retry-after") == "DATE+1.5":
+        headers = {"retry-after": _in(1.5)}  # whole seconds: 0.5 to 1.5 s from now
+    with FakeProvider("openai-chat", require_tools=False) as server:
+        server.script(Status(429, headers), agent_answer(server.protocol, "After the wait."))
+        retry = RetryPolicy(max_retries=1, max_delay_s=BACKOFF_S, max_retry_after_s=cap)
+        result, waits = await _one_turn(server, retry)
+        server.assert_all_consumed()
+        assert len(server.requests) == 2
+        gap = _gap(server)
+    assert isinstance(result, Turn) and result.text == "After the wait."
+    [wait] = waits
+    assert (wait.attempt, wait.why) == (2, "HTTP 429")
+    assert math.isfinite(wait.seconds) and least <= wait.seconds <= most, wait
+    assert gap >= wait.seconds, "re-sent before the wait was over"
+    assert gap < wait.seconds + SLACK_S
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(["retry-after", "retry-after-ms"]),
+    value=st.one_of(
+        st.text(max_size=40),
+        st.floats().map(repr),
+        st.integers().map(str),
+        st.datetimes().map(lambda d: email.utils.format_datetime(d) + " GMT"),
+    ),
+)
+def test_any_retry_after_value_gives_a_sane_wait(name: str, value: str) -> None:
+    policy = RetryPolicy(max_delay_s=BACKOFF_S, max_retry_after_s=CAP_S)
+    headers: Mapping[str, str] = {name: value}
+    wait = policy.delay(1, headers)
+    assert math.isfinite(wait) and 0.0 <= wait <= CAP_S
+
+
+def test_the_default_cap_on_retry_after_is_60_seconds() -> None:
+    assert RetryPolicy().delay(1, {"retry-after": "1e9"}) == 60.0
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_503_and_529_before_any_byte_are_retried(protocol: str, tmp_path: Path) -> None:
+    async with agent_over(
+        protocol,
+        tmp_path,
+        Status(503),
+        Status(529),
+        agent_answer(protocol, "Third time lucky."),
+        settings={"retry_max_wait": BACKOFF_S},
+    ) as h:
+        events = await h.send("hello")
+        assert len(h.server.requests) == 3
+        h.server.assert_all_consumed()
+        waits = of_type(events, RetryWait)
+        assert [(w.attempt, w.why) for w in waits] == [(2, "HTTP 503"), (3, "HTTP 529")]
+        assert all(0 <= w.seconds <= BACKOFF_S for w in waits)
+        assert events[-1] == LoopEnded("complete")
+        assert [r.type for r in h.records()] == ["user", "assistant"]
+        h.assert_session_valid()
+
+
+async def test_esc_during_a_retry_wait_sends_nothing_more(tmp_path: Path) -> None:
+    protocol = "anthropic"
+    async with agent_over(
+        protocol, tmp_path, Status(529, {"retry-after": "20"}), agent_answer(protocol)
+    ) as h:
+        before = asyncio.all_tasks()
+        events: list[AgentEvent] = []
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("hello"):
+                events.append(event)
+                if isinstance(event, RetryWait):
+                    cancelled_at = time.monotonic()
+                    h.agent.cancel()
+        assert time.monotonic() - cancelled_at < 2.0
+        check_order(events)
+        assert isinstance(events[0], TurnStarted)
+        [truncated] = of_type(events, TurnTruncated)
+        assert truncated.turn.error == "cancelled by user"
+        assert events[-1].outcome == "cancelled"
+        assert asyncio.all_tasks() - before == set()
+        await asyncio.sleep(0.2)
+        assert len(h.server.requests) == 1
+
+
+async def test_the_app_counts_the_retry_after_2_wait_down(env: AppEnv) -> None:
+    with FakeProvider("openai-chat", api_key=APP_KEY) as server:
+        server.script(Status(429, {"retry-after": "2"}), final(server.protocol, "Waited."))
+        async with running(server, env) as (app, pilot):
+            status = app.query_one(StatusBar)
+            await send(pilot, "hello")
+            await wait_text(pilot, "retrying in 2 s (HTTP 429)")
+            shown_2 = time.monotonic()
+            await wait_text(pilot, "retrying in 1 s (HTTP 429)")
+            shown_1 = time.monotonic()
+            assert 0.5 < shown_1 - shown_2 < 1.5 + SLACK_S
+            assert "HTTP 429: retrying in 2.0 s (attempt 2)" in screen_text(app)
+            await wait_text(pilot, "Waited.")
+            await wait_idle_agent(pilot)
+            assert "retrying" not in status.connection
+        server.assert_all_consumed()
+        assert _gap(server) >= 2.0
+
+
+def test_run_json_shows_the_retry_wait_and_1e9_is_capped_at_the_configured_max(
+    home: Home,
+) -> None:
+    home.settings(retry_after_max=CAP_S)
+    with FakeProvider("gemini", api_key=KEY) as server:
+        server.script(Status(429, {"retry-after": "1e9"}), final(server.protocol, "Hi."))
+        with JsonLines(home.start(server, "hello", "--json")) as lines:
+            event = lines.wait_for("retry_wait")
+            done = lines.finish()
+        server.assert_all_consumed()
+        gap = _gap(server)
+    assert done.code == 0, done.stderr
+    assert event == {"type": "retry_wait", "seconds": CAP_S, "attempt": 2, "why": "HTTP 429"}
+    assert CAP_S <= gap < CAP_S + SLACK_S
+    assert lines.seen[-1] == {"type": "loop_ended", "outcome": "complete", "message": ""}
+    assert types(home.records()) == ["header", "user", "assistant"]
+
+
+def test_a_huge_retry_after_is_capped_at_60_seconds(home: Home) -> None:
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Status(429, {"retry-after": "1e9"}), final(server.protocol, "unused"))
+        process = home.start(server, "hello")
+        stderr = LineReader(process.stderr)
+        try:
+            line = stderr.next(15.0)
+            assert process.poll() is None, "the run gave up instead of waiting"
+        finally:
+            process.kill()  # it would wait the whole 60 s
+            process.wait()
+            stderr.rest()
+            assert process.stdout is not None and process.stderr is not None
+            process.stdout.close()
+            process.stderr.close()
+        assert len(server.requests) == 1
+    assert line == "retrying in 60.0 s (HTTP 429), attempt 2\n"
