@@ -40,22 +40,6 @@ def test_chat_without_index_opens_a_call_per_new_id() -> None:  # Mistral, old O
     assert calls(assemble("openai-chat", [body])) == [("a1", "f", '{"x":1}'), ("b2", "g", "{}")]
 
 
-def test_chat_parallel_calls_on_one_index_told_apart_by_id() -> None:  # SGLang
-    def frag(call_id: str, name: str | None, args: str) -> dict[str, Any]:
-        function = {"arguments": args} | ({"name": name} if name else {})
-        return chunk({"tool_calls": [{"index": 0, "id": call_id, "function": function}]})
-
-    body = sse(
-        frag("0", "f", '{"a":'),
-        frag("1", "g", '{"b":'),
-        frag("0", None, "1}"),
-        frag("1", None, "2}"),
-        chunk({}, "tool_calls"),
-        "[DONE]",
-    )
-    assert calls(assemble("openai-chat", [body])) == [("0", "f", '{"a":1}'), ("1", "g", '{"b":2}')]
-
-
 def test_chat_empty_or_null_id_and_name_never_overwrite() -> None:  # Qwen, vLLM
     body = sse(
         chunk({"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "f"}}]}),
@@ -259,19 +243,6 @@ def test_vertex_partial_args_with_quoted_path_numbers_and_null() -> None:
     assert calls(assemble("gemini", [body])) == [
         ("tui_r1_0", "f", '{"a key":[null,"hello"],"n":2.5,"z":null,"b":false}')
     ]
-
-
-def test_unknown_events_and_fields_are_ignored() -> None:
-    ops = [("text", "hi"), ("call", 0, "c", "f"), ("args", 0, '{"a":1}'), ("close", 0)]
-    for protocol, build in wire.BUILDERS.items():
-        plain = assemble(protocol, [build(ops)]).to_dict()
-        noisy = b"".join(
-            line + b'\n: keep-alive comment\nevent: vendor.unknown\ndata: {"type":"x.y"}\n\n'
-            if line.endswith(b"\n\n")
-            else line
-            for line in build(ops).replace(b"\n\n", b"\n\n\x00").split(b"\x00")
-        )
-        assert assemble(protocol, [noisy]).to_dict() == plain, protocol
 
 
 def test_chat_two_indexes_with_the_same_id_stay_two_calls() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -45,6 +46,33 @@ def parse_payload(event: str, data: str, known_events: frozenset[str]) -> Any:
         if data.strip() == "[DONE]" or (event not in known_events and event != "message"):
             return None
         return StreamFailure("protocol", f"malformed event data: {data[:80]!r}")
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _pairs_without_repeats(pairs: list[tuple[str, Any]]) -> None:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen.add(key)
+
+
+def repeated_key_failure(data: str) -> list[StreamEvent]:
+    """For an event that carries a call's arguments as a JSON object: a failure if any object
+    in it repeats a key. A JSON reader keeps one of the values, and which one differs between
+    readers, so what is shown and run could differ from what the model meant; such arguments
+    are refused, as they are in an argument string."""
+    try:
+        json.loads(data, object_pairs_hook=_pairs_without_repeats)
+    except _RepeatedKey as exc:
+        message = f"a tool call's arguments repeat the key {exc.args[0]!r}; refused as ambiguous"
+        return [StreamFailure("protocol", message)]
+    except (ValueError, RecursionError):
+        return [StreamFailure("protocol", "a tool call's arguments could not be checked")]
+    return []
 
 
 def error_message(payload: Any) -> str:

@@ -7,6 +7,7 @@ inside a complete ``Turn`` returned by ``finish()``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -46,11 +47,23 @@ class _CallBuffer:
 
     def arguments(self) -> str:
         text = self.final if self.final is not None else "".join(self.parts)
-        return text or "{}"
+        return _join_surrogate_pairs(text) or "{}"
 
 
 def _utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _join_surrogate_pairs(text: str) -> str:
+    """A character outside the BMP that a server split between two fragments arrives as two
+    halves (``"\\ud83d"`` then ``"\\ude00"``); joined, they are that one character again.
+    A half with no partner stays as it is."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 class TurnAssembler:
@@ -239,8 +252,8 @@ class TurnAssembler:
 
     def finish(self) -> TurnResult:
         """The one result of this turn: complete only if the terminal event ended it normally."""
-        text = "".join(self._text)
-        reasoning = "".join(self._reasoning)
+        text = _join_surrogate_pairs("".join(self._text))
+        reasoning = _join_surrogate_pairs("".join(self._reasoning))
         stop_reason = self._stop_reason
         reason = self._truncation()
         if reason is None:

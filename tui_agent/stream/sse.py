@@ -15,6 +15,7 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
 _BOM = "\ufeff"
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+_SLICE = 64 * 1024  # the granularity of the size limit (at most a 16th of it)
 
 
 class EventTooLargeError(ValueError):
@@ -28,7 +29,7 @@ class EventTooLargeError(ValueError):
 class SSEFramer:
     """Feed byte chunks of any size; get back the complete events they finish."""
 
-    __slots__ = ("_events", "_limit", "_lines", "_pending", "_started", "_utf8")
+    __slots__ = ("_events", "_limit", "_lines", "_pending", "_slice", "_started", "_utf8")
 
     def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -36,10 +37,23 @@ class SSEFramer:
         self._events = SSEDecoder()
         self._started = False
         self._limit = max_event_bytes
+        self._slice = max(1, min(_SLICE, max_event_bytes // 16))
         self._pending = 0  # bytes received since the last complete event (within a read)
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """The events this chunk completes. Raises EventTooLargeError past the size limit."""
+        size = self._slice
+        if len(chunk) <= size:
+            return self._feed(chunk)
+        # A big chunk may hold many small events: the limit is for one event, so count in
+        # slices, each of which can end the event the count is about.
+        events = []
+        view = memoryview(chunk)
+        for start in range(0, len(chunk), size):
+            events += self._feed(bytes(view[start : start + size]))
+        return events
+
+    def _feed(self, chunk: bytes) -> list[ServerSentEvent]:
         self._pending += len(chunk)
         if self._pending > self._limit:
             self._lines = SSELineDecoder()  # let the partial event go: memory stays bounded
@@ -54,10 +68,13 @@ class SSEFramer:
                 text = text[1:]
                 if not text:
                     return []
-        events = self._decode_lines(self._lines.decode(text))
-        if events:
-            self._pending = 0
-        return events
+        lines = self._lines.decode(text)
+        if lines:
+            events = self._decode_lines(lines)
+            if events or "" in lines:  # a blank line ends an event, even one with no data
+                self._pending = 0
+            return events
+        return []
 
     def close(self) -> list[ServerSentEvent]:
         """End of body: a line ended by a final CR still counts; an unterminated line does not."""

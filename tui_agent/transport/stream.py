@@ -18,6 +18,7 @@ from ..providers import ProviderRequest
 from ..stream.assembler import TurnAssembler
 from ..stream.events import StreamFailure
 from ..stream.progress import Progress, RetryWait
+from ..stream.sse import DEFAULT_MAX_EVENT_BYTES
 from ..stream.turn import TruncatedTurn, TurnResult
 from ..turn_reader import TurnReader
 from .errors import describe_http_error
@@ -40,6 +41,7 @@ class StreamLimits:
     turn_deadline_s: float = 600.0
     connect_timeout_s: float = 15.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES  # one SSE event past this ends the turn
 
 
 RawSink = Callable[[float, str, str], None]
@@ -94,8 +96,9 @@ async def stream_turn(
                             shown = content_type.split(";")[0].strip() or "no content type"
                             return _failed(f"{detail}: answered with {shown}, not an event stream")
                         if response.status_code == 200:
+                            reading = _Reading(provider, secret, content_type, limits)
                             return await _read_stream(
-                                response, protocol, started, on_progress, record, readers
+                                response, protocol, started, on_progress, record, readers, reading
                             )
                         body = await _read_error_body(response)
                         message = describe_http_error(provider, response.status_code, body, secret)
@@ -140,11 +143,19 @@ async def _read_stream(
     on_progress: Callable[[list[Progress]], None],
     record: RawSink,
     readers: list[TurnReader],
+    reading: _Reading,
 ) -> TurnResult:
-    reader = TurnReader(protocol, lambda name, data: record(time.monotonic() - started, name, data))
+    reader = TurnReader(
+        protocol,
+        lambda name, data: record(time.monotonic() - started, name, data),
+        reading.limits.max_event_bytes,
+    )
     readers.append(reader)
+    head = b""  # the body's start while no event came, to name what came instead
     try:
         async for chunk in response.aiter_bytes():
+            if not reader.events_seen and len(head) < _ERROR_BODY_LIMIT:
+                head += chunk[: _ERROR_BODY_LIMIT - len(head)]
             progress = reader.feed(chunk)
             if progress:
                 on_progress(progress)
@@ -154,7 +165,29 @@ async def _read_stream(
         return _cut(reader.close(), "no data from the provider within the idle timeout")
     except httpx.HTTPError as exc:
         return _cut(reader.close(), f"the connection broke: {type(exc).__name__}")
-    return reader.close()
+    result = reader.close()
+    if not reader.events_seen and isinstance(result, TruncatedTurn) and result.error is None:
+        start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+        if start and not start.startswith(_SSE_LINE_STARTS):
+            # A whole body without one event (an HTML page or a JSON error labelled, or not
+            # labelled, as an event stream): say what came, not just that the turn was cut.
+            detail = describe_http_error(reading.provider, 200, head, reading.secret)
+            shown = reading.content_type.split(";")[0].strip() or "no content type"
+            return _failed(f"{detail}: answered with {shown}, but the body is not an event stream")
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What reading a 200 response needs besides the response itself."""
+
+    provider: str
+    secret: str | None
+    content_type: str
+    limits: StreamLimits
+
+
+_SSE_LINE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
 
 
 def _cut(result: TurnResult, why: str) -> TurnResult:

@@ -24,7 +24,13 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, hashable_key, parse_payload
+from ..decoding import (
+    StreamDecoder,
+    error_message,
+    hashable_key,
+    parse_payload,
+    repeated_key_failure,
+)
 
 _KNOWN_EVENTS = frozenset(
     {
@@ -63,6 +69,9 @@ class MessagesDecoder(StreamDecoder):
             self._delta(payload, out)
         elif kind == "content_block_start":
             self._block_start(payload, out)
+            block = payload.get("content_block")
+            if isinstance(block, dict) and block.get("input"):  # the input as an object
+                out += repeated_key_failure(data)
         elif kind == "content_block_stop":
             index = hashable_key(payload.get("index"))
             if index in self._tool_blocks:

@@ -24,7 +24,7 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, parse_payload
+from ..decoding import StreamDecoder, error_message, parse_payload, repeated_key_failure
 from .partial_args import PartialArgsError, PartialArgsObject
 
 _KNOWN_EVENTS: frozenset[str] = frozenset()
@@ -72,6 +72,8 @@ class GenerateContentDecoder(StreamDecoder):
             # Sent on every chunk, mostly unchanged: only a change is news.
             self._usage = usage
             out.append(UsageReported(usage))
+        if "functionCall" in data:  # arguments arrive as an object (or as pieces of one)
+            out += repeated_key_failure(data)
         if isinstance(finish_reason, str) and finish_reason:
             self._close_open_call(out)
             out.append(TurnEnd(finish_reason))

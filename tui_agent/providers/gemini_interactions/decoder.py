@@ -24,7 +24,13 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, hashable_key, parse_payload
+from ..decoding import (
+    StreamDecoder,
+    error_message,
+    hashable_key,
+    parse_payload,
+    repeated_key_failure,
+)
 
 _KNOWN_EVENTS = frozenset(
     {
@@ -81,6 +87,10 @@ class InteractionsDecoder(StreamDecoder):
             self._delta(payload, out)
         elif kind == "step.start":
             self._step_start(payload, out)
+        if kind in ("step.delta", "step.start") and any(
+            type(item) is ToolCallStarted or type(item) is ToolArgumentsFinal for item in out
+        ):  # a function_call step: its arguments may come as an object
+            out += repeated_key_failure(data)
         elif kind == "step.stop":
             index = hashable_key(payload.get("index"))
             if index in self._calls:

@@ -24,7 +24,7 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, parse_payload
+from ..decoding import StreamDecoder, error_message, parse_payload, repeated_key_failure
 
 _KNOWN_EVENTS = frozenset({"error"})
 
@@ -39,6 +39,7 @@ class ChatCompletionsDecoder(StreamDecoder):
         self._last_key: int | None = None
         self._next_key = 0
         self._finish_reason: str | None = None
+        self._object_arguments = False
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
         if data.startswith("[DONE]"):
@@ -63,6 +64,9 @@ class ChatCompletionsDecoder(StreamDecoder):
         usage = payload.get("usage")
         if isinstance(usage, dict):
             out.append(UsageReported(usage))
+        if self._object_arguments:  # this event sent a call's arguments as an object
+            self._object_arguments = False
+            out += repeated_key_failure(data)
         return out
 
     def _choice(self, choice: dict[str, Any], out: list[StreamEvent]) -> None:
@@ -139,6 +143,7 @@ class ChatCompletionsDecoder(StreamDecoder):
             if arguments:
                 out.append(ToolArgumentsDelta(key, arguments))
         elif isinstance(arguments, dict | list):
+            self._object_arguments = True
             out.append(ToolArgumentsFinal(key, dumps_compact(arguments)))
 
     def _key_for(self, index: Any, call_id: str) -> int | None:

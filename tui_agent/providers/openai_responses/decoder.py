@@ -24,7 +24,13 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, hashable_key, parse_payload
+from ..decoding import (
+    StreamDecoder,
+    error_message,
+    hashable_key,
+    parse_payload,
+    repeated_key_failure,
+)
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
@@ -53,6 +59,22 @@ def _arguments_text(value: Any) -> str | None:
     if isinstance(value, dict | list):
         return dumps_compact(value)
     return None
+
+
+def _has_object_arguments(payload: dict[str, Any]) -> bool:
+    """True when this event carries a call's arguments as a JSON object (not a string)."""
+    if isinstance(payload.get("delta"), dict | list) or isinstance(
+        payload.get("arguments"), dict | list
+    ):
+        return True
+    item = payload.get("item")
+    if isinstance(item, dict) and isinstance(item.get("arguments"), dict | list):
+        return True
+    response = payload.get("response")
+    output = response.get("output") if isinstance(response, dict) else None
+    return isinstance(output, list) and any(
+        isinstance(i, dict) and isinstance(i.get("arguments"), dict | list) for i in output
+    )
 
 
 class ResponsesDecoder(StreamDecoder):
@@ -104,6 +126,8 @@ class ResponsesDecoder(StreamDecoder):
             self._terminal(kind, payload, out)
         elif kind == "error" or event == "error":
             out.append(StreamFailure("error", error_message(payload)))
+        if _has_object_arguments(payload):
+            out += repeated_key_failure(data)
         return out
 
     @staticmethod
