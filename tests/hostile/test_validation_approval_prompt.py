@@ -1,0 +1,291 @@
+"""Validation and approval, part 3: the real app's prompt, driven by Pilot over real sockets.
+
+What the prompt shows hashes the same as what the tool receives; a 1 MB argument is refused
+with its reason, and one just under the limit is shown in full, never clipped; keys typed
+before the prompt appeared, during its arming delay, or as a double press approve nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.app import App
+from textual.widgets import TextArea
+
+from tui_agent.tools.arguments import arguments_digest, canonical_json
+from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
+from tui_agent.ui.widgets.folded_text import FoldedText, fold_offsets
+from tui_agent.ui.widgets.prompt_input import PromptInput
+
+from ..agent_helpers import sent_results
+from ..approval_prompt_app import screen_text
+from ..fake_provider import ExpectToolResults, FakeProvider, Reply, StallBeforeTerminal
+from ..ui_app_helpers import (
+    KEY,
+    AppEnv,
+    answer,
+    armed_prompt,
+    call_ops,
+    cards,
+    make_env,
+    prompt_text,
+    running,
+    send,
+    wait_for,
+    wait_idle_agent,
+    wait_text,
+)
+
+PROTOCOL = "openai-chat"
+LIMIT = 1_000_000  # bytes of argument string the prompt can show (LoopSettings)
+
+# A user tool that writes exactly the argv it received, NUL-separated, to got.bin.
+RECORD_TOOL = """
+[[tools]]
+name = "record"
+description = "Record two values."
+program = "sh"
+args = ["-c", 'printf "%s\\0" "$@" > got.bin', "record", "{a}", "{b}"]
+risk = "write"
+[tools.parameters.a]
+type = "string"
+required = true
+[tools.parameters.b]
+type = "string"
+required = true
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    return make_env(tmp_path, monkeypatch)
+
+
+def _write(call_id: str, name: str) -> tuple[str, str, dict[str, str]]:
+    return (call_id, "write_file", {"path": name, "content": f"{name} body\n"})
+
+
+def _shown_rows(prompt: ApprovalPrompt) -> list[str]:
+    """Every row of the prompt's argument view, as drawn (also the rows scrolled out of view)."""
+    view = prompt.query_one("#arguments", FoldedText)
+    return [view.render_line(y).text for y in range(view.row_count)]
+
+
+async def test_the_hash_of_the_arguments_shown_equals_the_hash_of_the_arguments_executed(
+    env: AppEnv,
+) -> None:
+    """Spelled with escapes, odd spacing and key order by the model; shown, edited view, run."""
+    config = env.root / "config" / "tui-agent"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(RECORD_TOOL)
+    value_a = '[b]bold?[/b] [@click=app.quit]x[/] é 😀 中文 tab\there \\ "q"'
+    value_b = "two  spaces, trailing   "
+    spelled = (
+        '{ "b" :"two  spaces, trailing   " ,\n  "a": "[b]bold?[/b] [@click=app.quit]x[/] '
+        '\\u00e9 \\ud83d\\ude00 中文 tab\\there \\\\ \\"q\\"" }'
+    )
+    expected = {"a": value_a, "b": value_b}
+    assert json.loads(spelled) == expected
+    digest = arguments_digest(expected)
+    ops = [("call", 0, "call_R", "record"), ("args", 0, spelled), ("close", 0)]
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        expect = ExpectToolResults({"call_R": "exit code 0"})
+        server.script(Reply(ops), answer(PROTOCOL, "Recorded.", expect=expect))
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "record it")
+            prompt = await armed_prompt(pilot)
+            assert prompt.request.digest == digest
+            # What the prompt draws, read back as JSON (no row is folded at this width).
+            shown = json.loads("\n".join(row.rstrip() for row in _shown_rows(prompt)))
+            assert arguments_digest(shown) == digest
+            # What "e" offers to edit is the same value.
+            await pilot.press("e")
+            edited = json.loads(app.query_one("#editor", TextArea).text)
+            assert arguments_digest(edited) == digest
+            await pilot.press("escape")
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            await wait_text(pilot, "Recorded.")
+        received = (env.workspace / "got.bin").read_bytes().decode().split("\0")[:-1]
+        assert arguments_digest(dict(zip(["a", "b"], received, strict=True))) == digest
+        records = env.records()
+        [decision] = [r for r in records if r["type"] == "decision"]
+        [start] = [r for r in records if r["type"] == "tool_start"]
+        assert decision["digest"] == start["digest"] == digest
+        assert digest == hashlib.sha256(canonical_json(expected).encode()).hexdigest()
+        server.assert_all_consumed()
+
+
+def _big_content(size: int) -> str:
+    """ASCII numbered in steps of 8 characters, so any cut or gap shows; ends with END."""
+    body = "".join(f"{i:07d}," for i in range(size // 8 + 1))
+    return body[: size - 3] + "END"
+
+
+async def test_a_1_mb_argument_is_refused_with_its_reason_never_clipped(env: AppEnv) -> None:
+    content = _big_content(1 << 20)
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        expect = ExpectToolResults({"call_B": "too large to show in full"})
+        server.script(
+            Reply(call_ops(("call_B", "write_file", {"path": "big.txt", "content": content}))),
+            answer(PROTOCOL, "Understood.", expect=expect),
+        )
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "write a big file")
+            await wait_idle_agent(pilot)
+            await wait_text(pilot, "Understood.")
+            assert not app.query(ApprovalPrompt)
+            assert [card.state for card in cards(app)] == ["denied"]
+        decisions = [r for r in env.records() if r["type"] == "decision"]
+        assert [(d["decision"], d["by"]) for d in decisions] == [("refused", "policy")]
+        assert "too large to show in full" in decisions[0]["reason"]
+        told = sent_results(PROTOCOL, server.requests[1].json)["call_B"]
+        assert told.startswith("refused: arguments of ") and "not offered" in told
+        assert not (env.workspace / "big.txt").exists()
+        server.assert_all_consumed()
+
+
+def _assert_drawn_in_full(prompt: ApprovalPrompt, content: str) -> None:
+    """Every character of ``content`` is on a row of the prompt, in order: nothing clipped.
+
+    The content is one line (shown as new content, or as the "+" line of a diff); its rows are
+    found, checked to cover it end to end, and a sample of them (first, last, every ~1%) is
+    drawn and compared: drawing all ~9,000 rows of a 1 MB line would take seconds.
+    """
+    view = prompt.query_one("#arguments", FoldedText)
+    width = view.scrollable_content_region.width
+    head = [view.render_line(y).text for y in range(min(10, view.row_count))]
+    first = next(y for y, row in enumerate(head) if row.lstrip("+").startswith(content[:16]))
+    line = head[first][: head[first].index(content[:16])] + content
+    offsets = list(fold_offsets(line, width))
+    assert offsets[0][0] == 0 and offsets[-1][1] == len(line)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(offsets))
+    assert view.row_count >= first + len(offsets)
+    sample = {*range(0, len(offsets), max(1, len(offsets) // 100)), len(offsets) - 1}
+    for k in sorted(sample):
+        start, end = offsets[k]
+        assert view.render_line(first + k).text.rstrip() == line[start:end], k
+
+
+async def test_an_argument_just_under_1_mb_is_shown_in_full_and_runs_whole(env: AppEnv) -> None:
+    overhead = len(json.dumps({"path": "big.txt", "content": ""}))
+    content = _big_content(LIMIT - overhead - 10)
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(("call_B", "write_file", {"path": "big.txt", "content": content}))),
+            answer(PROTOCOL, "Written.", expect=ExpectToolResults({"call_B": "written"})),
+        )
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "write a big file")
+            prompt = await armed_prompt(pilot)
+            assert "big.txt" in screen_text(app)
+            _assert_drawn_in_full(prompt, content)
+            view = prompt.query_one("#arguments", FoldedText)
+            assert view.max_scroll_y > 0
+            assert "END" not in screen_text(app)
+            await pilot.press("end")
+            await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y, "the last row")
+            assert content[-20:] in screen_text(app)
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            await wait_text(pilot, "Written.")
+        assert (env.workspace / "big.txt").read_text() == content
+        server.assert_all_consumed()
+
+
+# Moved from tests/test_ui_app_approval.py.
+async def test_a_key_during_the_arming_delay_does_nothing(env: AppEnv) -> None:
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(_write("call_W", "a.txt"))),
+            answer(PROTOCOL, "OK.", expect=ExpectToolResults({"call_W": "denied by user"})),
+        )
+        async with running(server, env) as (app, pilot):
+            # Enter's own action, without Pilot's wait for idle after the key: that wait can
+            # outlast the 0.4 s arming delay on a busy machine.
+            box = app.query_one(PromptInput)
+            box.insert("write a.txt")
+            box.submit()
+            for _ in range(5000):  # the moment the prompt is mounted and has focus
+                prompts = app.query(ApprovalPrompt)
+                if prompts and app.focused is prompts.first():
+                    break
+                await asyncio.sleep(0.002)
+            prompt = app.query_one(ApprovalPrompt)
+            assert app.focused is prompt
+            assert not prompt.armed
+            await pilot.press("y")
+            assert prompt.decision is None
+            assert prompt_text(app) == ""  # the key went to the prompt, which ignored it
+            assert cards(app)[0].state == "waiting"
+            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
+            assert prompt.decision is None
+            await pilot.press("n")
+            await wait_idle_agent(pilot)
+        assert not (env.workspace / "a.txt").exists()
+        server.assert_all_consumed()
+
+
+# Moved from tests/test_ui_app_approval.py; "A" and "t" added.
+async def test_keys_typed_before_the_prompt_appeared_go_to_the_message_box(env: AppEnv) -> None:
+    """Keys typed while the call was still preparing are text in the input, not an approval."""
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(_write("call_W", "a.txt")), faults=StallBeforeTerminal()),
+            answer(PROTOCOL, "OK."),
+        )
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "write a.txt")
+            assert await server.wait_stalled_async(10.0)
+            await wait_text(pilot, "preparing tool: write_file")
+            await pilot.press("y", "y", "A", "t")
+            server.release()
+            prompt = await armed_prompt(pilot)
+            assert prompt.decision is None
+            assert prompt_text(app) == "yyAt"
+            await pilot.press("n")
+            await wait_idle_agent(pilot)
+        assert not (env.workspace / "a.txt").exists()
+
+
+def _key_now(app: App[None], key: str) -> None:
+    """A key as the terminal delivers it, without Pilot's wait for idle (which can take longer
+    than the arming delay on a busy machine)."""
+    event = events.Key(key, key)
+    event.set_sender(app)
+    app.post_message(event)
+
+
+async def test_a_double_press_approves_only_the_call_it_was_meant_for(env: AppEnv) -> None:
+    """The second "y" of a double press lands while the next call's prompt is arming."""
+    calls = [_write("call_1", "a.txt"), _write("call_2", "b.txt")]
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        expect = ExpectToolResults({"call_1": "written", "call_2": "denied by user"})
+        server.script(Reply(call_ops(*calls)), answer(PROTOCOL, "OK.", expect=expect))
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "write both")
+            first = await armed_prompt(pilot)
+            _key_now(app, "y")
+            for _ in range(5000):  # the moment the next prompt is mounted and has focus
+                prompts = app.query(ApprovalPrompt)
+                if prompts and prompts.first() is not first and app.focused is prompts.first():
+                    break
+                await asyncio.sleep(0.002)
+            assert first.decision is not None and first.decision.kind == "approve"
+            second = app.query_one(ApprovalPrompt)
+            assert app.focused is second and not second.armed
+            _key_now(app, "y")
+            await wait_for(pilot, lambda: second.armed, "the second prompt to arm")
+            assert second.decision is None
+            assert cards(app)[1].state == "waiting"
+            await pilot.press("n")
+            await wait_idle_agent(pilot)
+        assert (env.workspace / "a.txt").exists()
+        assert not (env.workspace / "b.txt").exists()
+        server.assert_all_consumed()
