@@ -23,7 +23,8 @@ Steps (``server.script(*steps)``, appended in order; one step answers one reques
   answers with that status instead; ``Stall(after_bytes)`` and ``HeadersThenSilence()`` hold
   the connection silent until the client leaves (or ``hold_timeout_s``); ``Reset(after_bytes)``
   sends a TCP RST (``None``: before any response byte); ``StallBeforeTerminal()`` withholds the
-  last SSE event until ``server.release()``; ``Drip(bytes_per_chunk, interval_s)`` paces writes;
+  last SSE event until ``server.release()``, and ``Hold(after_bytes)`` the rest after that
+  offset; ``Drip(bytes_per_chunk, interval_s)`` paces writes;
   ``ErrorEvent(message, after_ops=k)`` ends the body with the protocol's mid-stream error.
   ``BigArguments(size)`` returns ops for one call with a ``size``-byte argument string.
 - ``expect``: ``ExpectToolResults({call_id: output substring or None})`` and/or callables
@@ -52,6 +53,7 @@ from .steps import (
     ErrorEvent,
     ExpectToolResults,
     HeadersThenSilence,
+    Hold,
     Reply,
     Reset,
     Stall,
@@ -66,6 +68,7 @@ __all__ = [
     "ExpectToolResults",
     "FakeProvider",
     "HeadersThenSilence",
+    "Hold",
     "Reply",
     "Request",
     "Reset",

@@ -162,7 +162,7 @@ class FakeProvider:
             raise AssertionError(f"fake provider: {self.steps_left} scripted step(s) unused")
 
     def release(self) -> None:
-        """Let one stream held by StallBeforeTerminal (now or later) send its terminal event."""
+        """Let one stream held by StallBeforeTerminal or Hold (now or later) send the rest."""
         self._stalled.clear()
         if self._loop is not None and self._releases is not None:
             with contextlib.suppress(RuntimeError):  # the server already stopped

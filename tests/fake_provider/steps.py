@@ -44,6 +44,13 @@ class StallBeforeTerminal:
 
 
 @dataclass(frozen=True)
+class Hold:
+    """Send ``after_bytes`` bytes of the body, then the rest only after ``server.release()``."""
+
+    after_bytes: int
+
+
+@dataclass(frozen=True)
 class Reset:
     """Abort the TCP connection (RST) after ``after_bytes`` body bytes; None: before the head."""
 
@@ -66,7 +73,7 @@ class ErrorEvent:
     after_ops: int | None = None
 
 
-Fault = Status | Stall | StallBeforeTerminal | Reset | Drip | ErrorEvent
+Fault = Status | Stall | StallBeforeTerminal | Hold | Reset | Drip | ErrorEvent
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,8 @@ def plan(protocol: str, step: Reply) -> Plan:
                 out.cuts.append((min(fault.after_bytes, len(out.body)), "abort"))
         elif isinstance(fault, StallBeforeTerminal):
             out.cuts.append((last_event_start(out.body), "release"))
+        elif isinstance(fault, Hold):
+            out.cuts.append((min(fault.after_bytes, len(out.body)), "release"))
         elif not isinstance(fault, ErrorEvent):
             raise TypeError(f"not a fault: {fault!r}")
     out.cuts.sort(key=lambda cut: (cut[0], cut[1] != "release"))

@@ -16,7 +16,10 @@ Decisions:
 - The escaped set is: C0 and C1 controls, DEL, every format (Cf) character (bidi controls,
   zero-width characters, tag characters, soft hyphen...), line and paragraph separators, lone
   surrogates, and the invisible Hangul fillers and supplementary variation selectors (both used
-  to smuggle text). ``markdown_safe`` keeps ZWNJ and ZWJ, which scripts and emoji need in prose.
+  to smuggle text). ``markdown_safe`` keeps ZWNJ and ZWJ where scripts and emoji need them in
+  prose: next to visible non-ASCII characters on both sides (an emoji sequence, a Devanagari
+  or Persian word). Beside an ASCII or hidden character, or alone, a joiner only hides
+  something and is escaped; at either end of a streamed delta, the neighbour it has decides.
 """
 
 from __future__ import annotations
@@ -113,9 +116,15 @@ def safe_text(text: str, style: str | Style = "", *, one_line: bool = False) -> 
     return result
 
 
+def _joins(text: str, at: int) -> bool:
+    """Whether the joiner at ``at`` sits between visible non-ASCII characters (see above)."""
+    around = text[max(0, at - 1) : at] + text[at + 1 : at + 2]
+    return bool(around) and not any(char.isascii() or is_hidden(char) for char in around)
+
+
 def _markdown_match(match: re.Match[str]) -> str:
     char = match.group()
-    if char == "\n" or char in _JOINERS:
+    if char == "\n" or (char in _JOINERS and _joins(match.string, match.start())):
         return char
     if char == "\r":
         return ""
@@ -123,5 +132,6 @@ def _markdown_match(match: re.Match[str]) -> str:
 
 
 def markdown_safe(text: str) -> str:
-    """``text`` for the Markdown widget: no control byte left; CR dropped; joiners kept."""
+    """``text`` for the Markdown widget: no control byte left; CR dropped; joiners kept where
+    they join."""
     return _HIDDEN.sub(_markdown_match, text)
