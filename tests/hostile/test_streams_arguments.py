@@ -95,6 +95,20 @@ def test_duplicate_keys_in_arguments_sent_as_an_object_fail_the_turn(protocol: s
     assert [c.arguments for c in result.tool_calls] == ['{"path":"b"}']
 
 
+@pytest.mark.parametrize("protocol", list(PROTOCOLS))
+@pytest.mark.parametrize("number", ["18446744073709551616", "-9223372036854775809", "1" * 400])
+def test_integers_beyond_64_bits_in_an_object_are_kept_exactly(protocol: str, number: str) -> None:
+    """A fast JSON reader rounds these to floats; what is shown and run must be what was sent."""
+    placeholder, _ = _OBJECT_FIELD[protocol]
+    body = wire.BUILDERS[protocol]([("call", 0, "c1", "read_file"), ("close", 0)])
+    body = body.replace(
+        placeholder, placeholder[: placeholder.index(b":") + 2] + b'{"n": %s}' % number.encode()
+    )
+    result = assemble(protocol, [body])
+    assert isinstance(result, Turn)
+    assert [c.arguments for c in result.tool_calls] == ['{"n":' + number + "}"]
+
+
 # -- end to end: none of them reaches a tool -------------------------------------------------
 
 
