@@ -90,10 +90,10 @@ def _inside_arguments(protocol: str, ops: list[Any]) -> int:
 async def _cut_turn(h: Harness) -> tuple[list[AgentEvent], TurnTruncated, float]:
     """Send MESSAGE; the events, the one truncation and the seconds from TurnStarted to it."""
     events = await h.send(MESSAGE)
+    cut = [(t, e) for t, e in h.stamps if isinstance(e, TurnTruncated)]
+    assert len(cut) == 1, f"not one truncated turn ({len(h.server.requests)} requests went out)"
     started = next(t for t, e in h.stamps if isinstance(e, TurnStarted))
-    ended = next(t for t, e in h.stamps if isinstance(e, TurnTruncated))
-    [truncated] = of_type(events, TurnTruncated)
-    return events, truncated, ended - started
+    return events, cut[0][1], cut[0][0] - started
 
 
 async def _assert_nothing_kept_nor_re_sent(
