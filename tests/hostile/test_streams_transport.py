@@ -25,6 +25,7 @@ from tui_agent.transport import StreamLimits, stream_turn
 
 from .. import wire
 from ..fake_provider import BigArguments, FakeProvider, Reply
+from ..run_helpers import KEY, Home
 
 MB = 1 << 20
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,3 +197,15 @@ def test_events_below_the_limit_of_any_total_size_are_fine(chunk: int | None) ->
         reader.feed(body[i : i + step])
     d = reader.close().to_dict()
     assert (d["outcome"], d["text"]) == ("complete", "y" * 50_000)
+
+
+def test_the_limit_is_the_one_configured_in_settings(tmp_path: Path) -> None:
+    """`max_event_bytes` in config.toml is what `tui-agent run` holds one event to."""
+    home = Home(tmp_path)
+    home.settings(max_event_bytes=64 * 1024)
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply([("text", "start"), *BigArguments(200 * 1024, fragment=200 * 1024)]))
+        done = home.run(server, "hello")
+    assert done.code == 2
+    assert "an event larger than 65536 bytes: the stream was dropped" in done.stderr
+    assert "Traceback" not in done.stderr

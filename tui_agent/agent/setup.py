@@ -106,6 +106,7 @@ def build_agent(
     limits = StreamLimits(
         idle_timeout_s=settings.idle_timeout,
         turn_deadline_s=settings.turn_deadline,
+        max_event_bytes=settings.max_event_bytes,
         retry=RetryPolicy(
             max_retries=settings.max_retries,
             max_delay_s=settings.retry_max_wait,

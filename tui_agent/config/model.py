@@ -94,6 +94,7 @@ class Settings(BaseModel):
     max_retries: int = Field(default=4, ge=0)  # retries of a request that failed before any byte
     retry_max_wait: float = Field(default=30.0, gt=0)  # the cap on one wait between retries
     retry_after_max: float = Field(default=60.0, gt=0)  # the cap on a server's retry-after
+    max_event_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)  # one SSE event's limit
     tool_output_cap: int = Field(default=65536, gt=0)  # bytes of one tool's output sent back
     max_auto_steps: int = Field(default=25, gt=0)  # auto-approved rounds before asking again
     max_tokens: int = Field(default=8192, gt=0)  # output budget (anthropic requires one)
