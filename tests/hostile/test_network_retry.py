@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import math
+import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
@@ -23,7 +24,7 @@ from tui_agent.conversation import UserMessage
 from tui_agent.providers import RequestSettings, request_builder
 from tui_agent.stream.progress import RetryWait
 from tui_agent.stream.turn import Turn, TurnResult
-from tui_agent.transport import RetryPolicy, StreamLimits, stream_turn
+from tui_agent.transport import RetryPolicy, StreamLimits, retry_after_seconds, stream_turn
 from tui_agent.ui.widgets.status_bar import StatusBar
 
 from .. import wire
@@ -142,6 +143,31 @@ def test_any_retry_after_value_gives_a_sane_wait(name: str, value: str) -> None:
     headers: Mapping[str, str] = {name: value}
     wait = policy.delay(1, headers)
     assert math.isfinite(wait) and 0.0 <= wait <= CAP_S
+
+
+@pytest.fixture
+def local_time_not_gmt() -> Iterator[None]:
+    """The machine's local time zone is New York for the test's duration."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+@pytest.mark.usefixtures("local_time_not_gmt")
+@pytest.mark.parametrize("zone", ["GMT", "+0000", "-0000", ""], ids=["gmt", "utc", "unknown", "no"])
+def test_an_http_date_is_read_as_gmt_whatever_the_zone_says(zone: str) -> None:
+    """HTTP dates are GMT; a date whose zone is missing is not read as the machine's local time."""
+    now = 1_700_000_000.0
+    when = email.utils.formatdate(now + 30, usegmt=True).removesuffix(" GMT")
+    assert retry_after_seconds({"retry-after": f"{when} {zone}".strip()}, now=now) == 30.0
 
 
 def test_the_default_cap_on_retry_after_is_60_seconds() -> None:

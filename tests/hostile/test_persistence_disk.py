@@ -190,6 +190,7 @@ def test_a_read_only_data_dir_warns_and_the_run_goes_on_in_memory(tmp_path: Path
     assert done.code == 0, done.stderr
     told = _warnings(done.events())
     assert told and all("Read-only file system" in text for _, text in told)
+    assert all(done.events()[at]["level"] == "warning" for at, _ in told)
     assert done.events()[-1]["type"] == "notice"  # and reminded as the run ends
     assert done.events()[-1]["level"] == "warning"
     assert list((tmp_path / "saved").iterdir()) == []
@@ -318,6 +319,7 @@ async def test_tui_a_data_dir_that_cannot_be_written_warns_and_keeps_the_session
             (notice,) = _shown_warnings(app)
             assert "kept in memory only" in screen_text(app)
             assert "Operation not permitted" in notice.text
+            assert notice.has_class("-warning")  # a warning, not an info line
             await send(pilot, "first question")
             await wait_text(pilot, "One.")
             await wait_idle_agent(pilot)

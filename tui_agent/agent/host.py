@@ -28,6 +28,7 @@ from ..logs import add_log_secret
 from ..session import Redactor, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import NoteRecord
+from .events import Notice
 from .history import messages_from_records
 from .host_options import HostOptions
 from .loop import Agent
@@ -45,7 +46,7 @@ class SessionHost:
     agent: Agent
     client: httpx.AsyncClient
     writer: Any
-    notices: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)  # to show when the host opens
     history: list[Message] = field(default_factory=list)
     demo: Any = None
     redactor: Redactor = field(default_factory=Redactor)
@@ -122,7 +123,7 @@ async def open_host(
     secrets = [key for key in (profile.api_key, *key_values(config)) if key]
     for secret in secrets:
         add_log_secret(secret)
-    notices: list[str] = []
+    notices: list[Notice] = []
     demo = None
     if profile.is_demo:
         from ..demo import DEMO_NOTICE, DemoServer
@@ -130,7 +131,7 @@ async def open_host(
         demo = DemoServer()
         await demo.start()
         profile = dataclasses.replace(profile, base_url=demo.base_url)
-        notices.append(DEMO_NOTICE)
+        notices.append(Notice(DEMO_NOTICE))
     redactor = Redactor(secrets)
     store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
@@ -147,7 +148,7 @@ async def open_host(
         history, repairs = messages_from_records(loaded.records)
         for record in repairs:
             writer.append(record, sync=True)
-        notices += [f"session file: {problem}" for problem in loaded.problems]
+        notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
     else:
         writer = store.create(
             profile=profile.name,
@@ -159,9 +160,9 @@ async def open_host(
     if prompt.agents_file is not None:
         note = f"using {prompt.agents_file.name} from the workspace as instructions"
         writer.append(NoteRecord(kind="agents_file", text=note))
-        notices.append(note)
+        notices.append(Notice(note))
     if getattr(writer, "degraded", None):
-        notices.append(str(writer.degraded))
+        notices.append(Notice(str(writer.degraded), "warning"))
     policy = approval_policy(config, mode)
     client = httpx.AsyncClient()
     agent = build_agent(

@@ -71,8 +71,8 @@ async def _run(args: argparse.Namespace) -> int:
     except (ConfigError, SessionError) as exc:
         return _fail(str(exc))
     out = _Printer(sys.stdout, sys.stderr, args.json, host.redactor)
-    for note in host.notices:
-        out.event(Notice(note))
+    for notice in host.notices:
+        out.event(notice)
     outcome = "truncated"
     try:
         async for event in host.agent.send(args.prompt):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import math
 import random
@@ -53,6 +54,8 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError):
             return None
+        if when.tzinfo is None:  # HTTP dates are GMT, whatever the sender left out
+            when = when.replace(tzinfo=datetime.UTC)
         value = when.timestamp() - (time.time() if now is None else now)
         return max(0.0, value)
     return value if math.isfinite(value) and value >= 0 else None

@@ -119,7 +119,7 @@ class TuiAgentApp(SafeApp):
         if host.profile.is_demo:
             status.hint = "offline demo model; see README to configure a provider"
         for notice in host.notices:
-            transcript.add_notice(notice, "info")
+            transcript.add_notice(notice.text, notice.level)
         self.router.show_history(host.history)
 
     async def action_quit(self) -> None:

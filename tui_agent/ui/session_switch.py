@@ -73,6 +73,6 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     status.mode = str(host.policy.mode)
     status.connection = "ready"
     for notice in host.notices:
-        transcript.add_notice(notice, "info")
+        transcript.add_notice(notice.text, notice.level)
     transcript.add_notice(f"resumed session {session_id}", "info")
     app.router.show_history(host.history)
