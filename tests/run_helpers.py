@@ -272,3 +272,15 @@ def final(protocol: str, text: str = "All done.", expect: Any = ()) -> Reply:
     if protocol in FINAL_STOP:
         return Reply([("text", text)], stop=FINAL_STOP[protocol], expect=expect)
     return Reply([("text", text)], expect=expect)
+
+
+def alive(pid: int) -> bool:
+    """True while the process ``pid`` runs (a zombie not yet reaped does not count)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie nobody reaped yet is not running
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True

@@ -18,6 +18,7 @@ from typing import Any
 from tui_agent.session import SessionLockedError, SessionStore, load_session
 from tui_agent.session.records import AssistantRecord, RawEvent, ToolResultRecord, UserRecord
 
+ROOT = Path(__file__).resolve().parents[1]
 SIZE_CAP = 40_000_000  # the appender stops growing the file here (and waits to be killed)
 
 
@@ -104,6 +105,17 @@ def smallfs(mountpoint: str) -> None:
     reopened.close()
     out["ro_loads"] = len(store.load(writer.session_id).records)
     print(json.dumps(out))
+
+
+def spawn(*args: str) -> subprocess.Popen[str]:
+    """This module as a child process (from the repo root), pipes for its output."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.session_child", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .fake_provider import FakeProvider, Reply, StallBeforeTerminal
-from .run_helpers import KEY, Home, finish, types, write_call
+from .run_helpers import KEY, Home, alive, finish, types, write_call
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
 
@@ -23,17 +23,6 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM]
 @pytest.fixture
 def home(tmp_path: Path) -> Home:
     return Home(tmp_path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie nobody reaped yet is not running
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _command_call(command: str, call_id: str = "toolu_S") -> list[tuple[Any, ...]]:
@@ -81,14 +70,14 @@ def test_a_signal_while_a_tool_runs_kills_it(sig: signal.Signals, home: Home) ->
             process.send_signal(sig)
             done = finish(process)
             deadline = time.monotonic() + 3.0
-            while _alive(pid) and time.monotonic() < deadline:
+            while alive(pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert not _alive(pid), "the tool's process outlived tui-agent run"
+            assert not alive(pid), "the tool's process outlived tui-agent run"
         finally:
             if process.poll() is None:
                 process.kill()
                 process.communicate()
-            if pid is not None and _alive(pid):
+            if pid is not None and alive(pid):
                 os.kill(pid, signal.SIGKILL)
     assert done.code == 2
     assert done.stderr.endswith("tui-agent run: interrupted\n")

@@ -12,7 +12,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,22 +26,12 @@ from tui_agent.session.codec import BOM, decode_line
 from tui_agent.session.errors import SessionError
 from tui_agent.session.records import HeaderRecord, UserRecord
 
+from ..session_child import spawn
 from ..session_samples import every_record
 
-ROOT = Path(__file__).resolve().parents[2]
 KILL_ROUNDS = 6
 KILL_BUDGET_S = 12.0  # rounds stop early on a slow machine; at least two always run
 TORN_AT_END = "torn record at the end of the file skipped (an interrupted write)"
-
-
-def _child(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.session_child", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def _ready(proc: subprocess.Popen[str]) -> None:
@@ -76,7 +65,7 @@ def test_kill_9_during_appends_at_random_points(store: SessionStore) -> None:
         if round_ >= 2 and time.monotonic() - began > KILL_BUDGET_S:
             break
         session_id = _session(store)
-        proc = _child("append", str(store.directory), session_id, str(rng.randrange(10**6)))
+        proc = spawn("append", str(store.directory), session_id, str(rng.randrange(10**6)))
         try:
             _ready(proc)
             time.sleep(rng.uniform(0.02, 0.3))

@@ -11,8 +11,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,9 +23,9 @@ from tui_agent.session.records import UserRecord
 
 from ..agent_helpers import sent_results
 from ..fake_provider import FakeProvider, Reply, StallBeforeTerminal
-from ..run_helpers import KEY, Home, final, finish, types
+from ..run_helpers import KEY, Home, alive, final, finish, types
+from ..session_child import spawn
 
-ROOT = Path(__file__).resolve().parents[2]
 CALL_ID = "toolu_S"
 # The approved tool counts its runs in a file, then takes long enough to be killed mid-way.
 SLOW_COMMAND = "echo ran >> runs.txt; echo $$ > pid.txt; exec sleep 20"
@@ -36,17 +34,6 @@ SLOW_COMMAND = "echo ran >> runs.txt; echo $$ > pid.txt; exec sleep 20"
 @pytest.fixture
 def home(tmp_path: Path) -> Home:
     return Home(tmp_path)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie nobody reaped yet is not running
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _wait_for(what: str, check: Any, timeout: float = 15.0) -> Any:
@@ -87,7 +74,7 @@ def test_crash_between_an_approved_call_and_its_result_gets_interrupted_and_neve
             if process.poll() is None:
                 process.kill()
                 process.communicate()
-            if pid is not None and _alive(pid):
+            if pid is not None and alive(pid):
                 os.kill(pid, signal.SIGKILL)  # SIGKILL cannot be handed on; we clean up
         (path,) = home.sessions()
         at_crash = home.records()
@@ -148,29 +135,19 @@ def test_two_processes_on_one_session_the_second_is_refused(home: Home) -> None:
     assert [r.type for r in loaded.records] == ["user", "assistant"]
 
 
-def _child(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.session_child", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def test_two_processes_the_second_is_refused_and_a_killed_first_leaves_no_lock(
     tmp_path: Path,
 ) -> None:
     store = SessionStore(tmp_path / "sessions")
     with store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
         session_id = w.session_id
-    holder = _child("hold", str(store.directory), session_id)
+    holder = spawn("hold", str(store.directory), session_id)
     try:
         assert holder.stdout is not None
         assert holder.stdout.readline() == "ready\n"
         with pytest.raises(SessionLockedError, match=f"session {session_id} is open in another"):
             store.open_for_append(session_id)
-        other = _child("try", str(store.directory), session_id)
+        other = spawn("try", str(store.directory), session_id)
         out, _ = other.communicate(timeout=30)
         assert json.loads(out) == {
             "locked": True,
