@@ -96,17 +96,30 @@ def test_duplicate_keys_in_arguments_sent_as_an_object_fail_the_turn(protocol: s
 
 
 @pytest.mark.parametrize("protocol", list(PROTOCOLS))
-@pytest.mark.parametrize("number", ["18446744073709551616", "-9223372036854775809", "1" * 400])
-def test_integers_beyond_64_bits_in_an_object_are_kept_exactly(protocol: str, number: str) -> None:
-    """A fast JSON reader rounds these to floats; what is shown and run must be what was sent."""
+@pytest.mark.parametrize(
+    "number",
+    ["18446744073709551616", "-9223372036854775809", "1" * 400],
+    ids=["2**64", "-2**63-1", "400-digits"],
+)
+def test_integers_beyond_64_bits_in_an_object_are_refused_never_rounded(
+    protocol: str, number: str
+) -> None:
+    """A fast JSON reader rounds these to floats, so what would be shown and run is not what was
+    sent: the turn is refused, like duplicate keys. Integers at the 64-bit edges pass exactly."""
     placeholder, _ = _OBJECT_FIELD[protocol]
+    field = placeholder[: placeholder.index(b":") + 2]
     body = wire.BUILDERS[protocol]([("call", 0, "c1", "read_file"), ("close", 0)])
-    body = body.replace(
-        placeholder, placeholder[: placeholder.index(b":") + 2] + b'{"n": %s}' % number.encode()
-    )
-    result = assemble(protocol, [body])
-    assert isinstance(result, Turn)
-    assert [c.arguments for c in result.tool_calls] == ['{"n":' + number + "}"]
+
+    def with_n(digits: str) -> bytes:
+        return body.replace(placeholder, field + b'{"n": ' + digits.encode() + b"}")
+
+    d = assemble(protocol, [with_n(number)]).to_dict()
+    assert (d["outcome"], d["tool_calls"]) == ("truncated", [])
+    assert "beyond 64 bits" in d["error"]
+    for edge in ("18446744073709551615", "-9223372036854775808"):
+        result = assemble(protocol, [with_n(edge)])
+        assert isinstance(result, Turn)
+        assert [c.arguments for c in result.tool_calls] == ['{"n":' + edge + "}"]
 
 
 # -- end to end: none of them reaches a tool -------------------------------------------------

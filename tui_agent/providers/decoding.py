@@ -48,7 +48,7 @@ def parse_payload(event: str, data: str, known_events: frozenset[str]) -> Any:
         return StreamFailure("protocol", f"malformed event data: {data[:80]!r}")
 
 
-class _RepeatedKey(ValueError):
+class _Refused(ValueError):
     pass
 
 
@@ -56,20 +56,31 @@ def _pairs_without_repeats(pairs: list[tuple[str, Any]]) -> None:
     seen = set()
     for key, _ in pairs:
         if key in seen:
-            raise _RepeatedKey(key)
+            raise _Refused(f"a tool call's arguments repeat the key {key!r}; refused as ambiguous")
         seen.add(key)
 
 
-def repeated_key_failure(data: str) -> list[StreamEvent]:
+def _int_within_64_bits(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**64:
+        raise _Refused(
+            f"a tool call's arguments hold the integer {text[:24]}{'...' if len(text) > 24 else ''}"
+            ", beyond 64 bits; refused, since JSON readers disagree on its value"
+        )
+    return value
+
+
+def object_arguments_failure(data: str) -> list[StreamEvent]:
     """For an event that carries a call's arguments as a JSON object: a failure if any object
-    in it repeats a key. A JSON reader keeps one of the values, and which one differs between
-    readers, so what is shown and run could differ from what the model meant; such arguments
-    are refused, as they are in an argument string."""
+    in it repeats a key, or any integer in it lies beyond 64 bits. A JSON reader keeps one of
+    the repeated values (which one differs between readers) and the fast one reads such an
+    integer as a rounded float, so what is shown and run could differ from what the model meant;
+    such arguments are refused, as they are in an argument string. (The exact parse here runs
+    only for these events; every other event keeps the fast reader.)"""
     try:
-        json.loads(data, object_pairs_hook=_pairs_without_repeats)
-    except _RepeatedKey as exc:
-        message = f"a tool call's arguments repeat the key {exc.args[0]!r}; refused as ambiguous"
-        return [StreamFailure("protocol", message)]
+        json.loads(data, object_pairs_hook=_pairs_without_repeats, parse_int=_int_within_64_bits)
+    except _Refused as exc:
+        return [StreamFailure("protocol", str(exc))]
     except (ValueError, RecursionError):
         return [StreamFailure("protocol", "a tool call's arguments could not be checked")]
     return []

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..conversation import AssistantMessage, Message
-from ..stream.jsonparse import loads
+from ..stream.jsonparse import loads, loads_exact
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ class ProviderRequest:
 def arguments_object(arguments: str) -> dict[str, Any]:
     """A call's arguments as an object for protocols that send objects back; {} if unusable."""
     try:
-        value = loads(arguments)
+        value = loads_exact(arguments)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
-# orjson reads an integer outside 64 bits as a float, silently rounding it; text with a run of
-# 19 digits goes to the stdlib, which keeps every integer exact.
-_LONG_DIGITS = re.compile(r"\d{19}")
-
 
 def loads(text: str) -> Any:
-    """Parse JSON text; orjson first, the stdlib for what it refuses (lone surrogates, NaN) or
-    would round (integers beyond 64 bits)."""
-    if _LONG_DIGITS.search(text) is None:
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
+    """Parse JSON text; orjson first, the stdlib for what it refuses (lone surrogates, NaN)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
+
+
+def loads_exact(text: str) -> Any:
+    """Parse JSON text with the stdlib: slower, but every integer exact (orjson reads one beyond
+    64 bits as a rounded float). For a call's arguments, never for every event."""
     try:
         return json.loads(text)
     except RecursionError as exc:

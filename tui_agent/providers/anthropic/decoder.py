@@ -28,8 +28,8 @@ from ..decoding import (
     StreamDecoder,
     error_message,
     hashable_key,
+    object_arguments_failure,
     parse_payload,
-    repeated_key_failure,
 )
 
 _KNOWN_EVENTS = frozenset(
@@ -71,7 +71,7 @@ class MessagesDecoder(StreamDecoder):
             self._block_start(payload, out)
             block = payload.get("content_block")
             if isinstance(block, dict) and block.get("input"):  # the input as an object
-                out += repeated_key_failure(data)
+                out += object_arguments_failure(data)
         elif kind == "content_block_stop":
             index = hashable_key(payload.get("index"))
             if index in self._tool_blocks:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
-from ...stream.jsonparse import loads
+from ...stream.jsonparse import loads_exact
 from ..request import ProviderRequest, RequestSettings, ToolSchema, arguments_object, sse_payloads
 
 API_VERSION = "2023-06-01"
@@ -30,7 +30,7 @@ def content_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
         for index, parts in json_parts.items():
             if parts and blocks[index].get("type") in ("tool_use", "server_tool_use"):
                 try:
-                    value = loads("".join(parts))
+                    value = loads_exact("".join(parts))
                 except ValueError:
                     value = {}
                 blocks[index]["input"] = value if isinstance(value, dict) else {}

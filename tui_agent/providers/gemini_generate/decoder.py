@@ -24,7 +24,7 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, parse_payload, repeated_key_failure
+from ..decoding import StreamDecoder, error_message, object_arguments_failure, parse_payload
 from .partial_args import PartialArgsError, PartialArgsObject
 
 _KNOWN_EVENTS: frozenset[str] = frozenset()
@@ -73,7 +73,7 @@ class GenerateContentDecoder(StreamDecoder):
             self._usage = usage
             out.append(UsageReported(usage))
         if "functionCall" in data:  # arguments arrive as an object (or as pieces of one)
-            out += repeated_key_failure(data)
+            out += object_arguments_failure(data)
         if isinstance(finish_reason, str) and finish_reason:
             self._close_open_call(out)
             out.append(TurnEnd(finish_reason))

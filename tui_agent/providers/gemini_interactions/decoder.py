@@ -28,8 +28,8 @@ from ..decoding import (
     StreamDecoder,
     error_message,
     hashable_key,
+    object_arguments_failure,
     parse_payload,
-    repeated_key_failure,
 )
 
 _KNOWN_EVENTS = frozenset(
@@ -90,7 +90,7 @@ class InteractionsDecoder(StreamDecoder):
         if kind in ("step.delta", "step.start") and any(
             type(item) is ToolCallStarted or type(item) is ToolArgumentsFinal for item in out
         ):  # a function_call step: its arguments may come as an object
-            out += repeated_key_failure(data)
+            out += object_arguments_failure(data)
         elif kind == "step.stop":
             index = hashable_key(payload.get("index"))
             if index in self._calls:

@@ -24,7 +24,7 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, parse_payload, repeated_key_failure
+from ..decoding import StreamDecoder, error_message, object_arguments_failure, parse_payload
 
 _KNOWN_EVENTS = frozenset({"error"})
 
@@ -66,7 +66,7 @@ class ChatCompletionsDecoder(StreamDecoder):
             out.append(UsageReported(usage))
         if self._object_arguments:  # this event sent a call's arguments as an object
             self._object_arguments = False
-            out += repeated_key_failure(data)
+            out += object_arguments_failure(data)
         return out
 
     def _choice(self, choice: dict[str, Any], out: list[StreamEvent]) -> None:

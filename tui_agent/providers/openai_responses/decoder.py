@@ -28,8 +28,8 @@ from ..decoding import (
     StreamDecoder,
     error_message,
     hashable_key,
+    object_arguments_failure,
     parse_payload,
-    repeated_key_failure,
 )
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -53,36 +53,13 @@ _KNOWN_EVENTS = frozenset(
 )
 
 
-def _arguments_text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict | list):
-        return dumps_compact(value)
-    return None
-
-
-def _has_object_arguments(payload: dict[str, Any]) -> bool:
-    """True when this event carries a call's arguments as a JSON object (not a string)."""
-    if isinstance(payload.get("delta"), dict | list) or isinstance(
-        payload.get("arguments"), dict | list
-    ):
-        return True
-    item = payload.get("item")
-    if isinstance(item, dict) and isinstance(item.get("arguments"), dict | list):
-        return True
-    response = payload.get("response")
-    output = response.get("output") if isinstance(response, dict) else None
-    return isinstance(output, list) and any(
-        isinstance(i, dict) and isinstance(i.get("arguments"), dict | list) for i in output
-    )
-
-
 class ResponsesDecoder(StreamDecoder):
     def __init__(self) -> None:
         super().__init__()
         self._keys_by_index: dict[Any, Hashable] = {}
         self._calls: set[Hashable] = set()
         self._streamed_parts: set[tuple[Any, Any, Any]] = set()
+        self._object_arguments = False  # this event sent a call's arguments as an object
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
         payload = parse_payload(event, data, _KNOWN_EVENTS)
@@ -107,7 +84,7 @@ class ResponsesDecoder(StreamDecoder):
                 out.append(TextDelta(delta) if kind in _TEXT_DELTAS else ReasoningDelta(delta))
         elif kind == "response.function_call_arguments.delta":
             delta = payload.get("delta")
-            text = _arguments_text(delta)
+            text = self._arguments_text(delta)
             if text:
                 key = self._call_key(payload)
                 if isinstance(delta, str):
@@ -115,7 +92,7 @@ class ResponsesDecoder(StreamDecoder):
                 else:
                     out.append(ToolArgumentsFinal(key, text))
         elif kind == "response.function_call_arguments.done":
-            text = _arguments_text(payload.get("arguments"))
+            text = self._arguments_text(payload.get("arguments"))
             if text is not None:
                 out.append(ToolArgumentsFinal(self._call_key(payload), text))
         elif kind == "response.output_item.added" or kind == "response.output_item.done":
@@ -126,9 +103,18 @@ class ResponsesDecoder(StreamDecoder):
             self._terminal(kind, payload, out)
         elif kind == "error" or event == "error":
             out.append(StreamFailure("error", error_message(payload)))
-        if _has_object_arguments(payload):
-            out += repeated_key_failure(data)
+        if self._object_arguments:
+            self._object_arguments = False
+            out += object_arguments_failure(data)
         return out
+
+    def _arguments_text(self, value: Any) -> str | None:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dict | list):
+            self._object_arguments = True
+            return dumps_compact(value)
+        return None
 
     @staticmethod
     def _part(kind: str, payload: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -184,7 +170,7 @@ class ResponsesDecoder(StreamDecoder):
                     name if isinstance(name, str) else "",
                 )
             )
-        arguments = _arguments_text(item.get("arguments"))
+        arguments = self._arguments_text(item.get("arguments"))
         if arguments:
             out.append(ToolArgumentsFinal(key, arguments))
         if done:
