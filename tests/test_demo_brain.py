@@ -76,6 +76,9 @@ def calls_of(script: Script) -> list[tuple[str, dict[str, Any]]]:
         ),
         ("run ls -la", ("run_command", {"command": "ls -la"})),
         ("$ echo hi", ("run_command", {"command": "echo hi"})),
+        ("please run the command echo hi; ls", ("run_command", {"command": "echo hi; ls"})),
+        ("run command: make test", ("run_command", {"command": "make test"})),
+        ("run commander --help", ("run_command", {"command": "commander --help"})),
         ("please run `git status` now", ("run_command", {"command": "git status"})),
     ],
 )

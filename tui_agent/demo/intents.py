@@ -204,7 +204,11 @@ def _edit(rest: str, turn: int) -> Script:
     )
 
 
+_COMMAND_NOUN = re.compile(r"^\s*(?:the\s+)?(?:command|cmd)\b\s*:?\s*", re.IGNORECASE)
+
+
 def _run(rest: str, turn: int) -> Script:
+    rest = _COMMAND_NOUN.sub("", rest, count=1)  # "run the command ls" runs ls
     backticked = re.search(r"`([^`]+)`", rest)
     command = backticked.group(1).strip() if backticked else strip_quotes(rest)
     if not command:
