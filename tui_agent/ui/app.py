@@ -206,20 +206,27 @@ class TuiAgentApp(SafeApp):
             f"approval mode: {mode}", severity="warning" if mode == "auto-all" else "information"
         )
 
+    # What is copied is what was shown: control characters (an ESC[201~ would end a shell's
+    # bracketed paste and run what follows), bidi controls and hidden characters arrive in the
+    # clipboard as the same visible escapes the screen shows, never as themselves.
+
     def action_copy_answer(self) -> None:
+        from .sanitize import markdown_safe
+
         text = self.router.last_answer() if self.router is not None else ""
         if text:
-            self.copy_to_clipboard(text)
+            self.copy_to_clipboard(markdown_safe(text))
             self.notify("last answer copied")
 
     def action_copy_code(self) -> None:
         from .code_blocks import last_code_block
+        from .sanitize import markdown_safe
 
         block = last_code_block(self.router.last_answer() if self.router is not None else "")
         if block is None:
             self.notify("the last answer has no code block")
             return
-        self.copy_to_clipboard(block)
+        self.copy_to_clipboard(markdown_safe(block))
         self.notify("last code block copied")
 
     def action_approval_rules(self) -> None:
