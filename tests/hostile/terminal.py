@@ -32,6 +32,30 @@ _OWN = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[[0-9]+;[0-9]+H|\x1b\]22;[a-z-]+\x07")
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
+# name -> the raw string; each stays under ~60 columns once shown, and has no space, so a
+# word-wrapping widget never breaks it.
+PAYLOADS: dict[str, str] = {
+    "OSC 52": "\x1b]52;c;SGVsbG8=\x07",
+    "OSC 8": "\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\",
+    "OSC 0": "\x1b]0;pwned-title\x07",
+    "OSC 2": "\x1b]2;pwned-title2\x1b\\",
+    "CSI 2J": "\x1b[2J\x1b[H",
+    "ESC c": "\x1bc",
+    "DCS": "\x1bP+q544e\x1b\\",
+    "APC": "\x1b_Gf=100;AAAA\x1b\\",
+    "8-bit C1": "\x9b2J\x9d0;c1-title\x9c\x90+q\x9c\x9f_G\x9c",
+    "bidi": "abc\u202e\u2066\u2067\u2068\u2069\u200f\u200e\u061cxyz",
+    "zero-width": "pass\u200bw\ufeffo\u2060r\u200cd\u200d!",
+    "[@click=app.quit]": "[@click=app.quit]QUITNOW[/]",
+    "[link=...]": "[link=https://evil.example/]evil[/link]",
+    "[/": "[/",
+    "[TODO]": "[TODO]",
+    "unterminated OSC": "\x1b]0;never-ends",  # last: nothing after it ends it
+}
+# Bytes only a payload that got through would write (checked besides every stray ESC and C1).
+RAW_FRAGMENTS = ("\x1b]52;", "\x1b]8;", "\x1b]0;", "\x1b]2;", "\x1b[2J", "\x1bc", "\x1bP", "\x1b_")
+
+
 def paragraph(payloads: dict[str, str]) -> str:
     """Every payload in one markdown paragraph (a word ends it: a final backslash would not)."""
     return one_line(payloads) + " ok\n"

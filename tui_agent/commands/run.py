@@ -176,15 +176,11 @@ def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
 
 
 def _printable(text: str) -> str:
-    """No terminal control from a model or a tool reaches the user's terminal."""
-    return "".join(
-        ch
-        if ch in "\n\t" or (ch.isprintable() and not 0x80 <= ord(ch) < 0xA0)
-        else f"\\x{ord(ch):02x}"
-        if ord(ch) < 0x100
-        else f"\\u{ord(ch):04x}"
-        for ch in text
-    )
+    """No terminal control from a model or a tool reaches the user's terminal: the app's own
+    sanitizer (``ui.sanitize``), so a payload looks the same here as on the app's screen."""
+    from ..ui.sanitize import markdown_safe
+
+    return markdown_safe(text)
 
 
 __all__ = ["main"]
