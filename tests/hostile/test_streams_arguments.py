@@ -3,9 +3,11 @@
 ``{"a":1}{"b":2}``, trailing garbage and duplicate keys. The stream keeps each argument string
 exactly as received (nothing repaired, merged or dropped), the one strict parse at the turn's
 end refuses it, and the model gets the error as the call's result; the tool never runs.
-Duplicate keys inside arguments that a provider sends as a JSON object (Gemini, llama.cpp,
-LM Studio, placeholders) are refused too: the event's JSON parser would silently keep one of
-the values, and which one differs between JSON readers.
+Arguments a provider sends as a JSON object (Gemini, llama.cpp, LM Studio, placeholders) are
+kept exactly too: the events that may carry them are read by an exact parser, so a repeated key
+or an integer beyond 64 bits reaches the strict parse (and the model, as the error) instead of
+one JSON reader's guess or a rounded float. An event that slips past that (a key spelled with
+escapes) meets the backstop: the turn is refused.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent import assemble
-from tui_agent.agent.events import CallInvalid, LoopEnded, ToolStarted, TurnTruncated
+from tui_agent.agent.events import CallInvalid, LoopEnded, ToolStarted
 from tui_agent.approval import ApprovalMode
 from tui_agent.providers import PROTOCOLS
 from tui_agent.stream.turn import Turn
@@ -84,10 +86,13 @@ def duplicate_keys_as_object(protocol: str) -> bytes:
 
 
 @pytest.mark.parametrize("protocol", list(PROTOCOLS))
-def test_duplicate_keys_in_arguments_sent_as_an_object_fail_the_turn(protocol: str) -> None:
-    d = assemble(protocol, [duplicate_keys_as_object(protocol)]).to_dict()
-    assert (d["outcome"], d["reason"], d["tool_calls"]) == ("truncated", "error", [])
-    assert "repeat the key 'path'" in d["error"]
+def test_duplicate_keys_in_arguments_sent_as_an_object_are_kept_and_refused(protocol: str) -> None:
+    result = assemble(protocol, [duplicate_keys_as_object(protocol)])
+    assert isinstance(result, Turn)
+    [call] = result.tool_calls
+    assert call.arguments == '{"path":"a","path":"b"}'  # as it came, not one reader's pick
+    with pytest.raises(InvalidArguments, match="duplicate key 'path'"):
+        parse_arguments(call.arguments)
     # The same object without the repeat is an ordinary call.
     plain = duplicate_keys_as_object(protocol).replace(b'"path": "a", ', b"")
     result = assemble(protocol, [plain])
@@ -101,25 +106,56 @@ def test_duplicate_keys_in_arguments_sent_as_an_object_fail_the_turn(protocol: s
     ["18446744073709551616", "-9223372036854775809", "1" * 400],
     ids=["2**64", "-2**63-1", "400-digits"],
 )
-def test_integers_beyond_64_bits_in_an_object_are_refused_never_rounded(
+def test_integers_beyond_64_bits_in_an_object_are_kept_exactly_never_rounded(
     protocol: str, number: str
 ) -> None:
     """A fast JSON reader rounds these to floats, so what would be shown and run is not what was
-    sent: the turn is refused, like duplicate keys. Integers at the 64-bit edges pass exactly."""
+    sent: they are kept digit for digit, and the strict parse refuses them. Integers at the
+    64-bit edges are kept as they are too."""
     placeholder, _ = _OBJECT_FIELD[protocol]
     field = placeholder[: placeholder.index(b":") + 2]
     body = wire.BUILDERS[protocol]([("call", 0, "c1", "read_file"), ("close", 0)])
 
-    def with_n(digits: str) -> bytes:
-        return body.replace(placeholder, field + b'{"n": ' + digits.encode() + b"}")
-
-    d = assemble(protocol, [with_n(number)]).to_dict()
-    assert (d["outcome"], d["tool_calls"]) == ("truncated", [])
-    assert "beyond 64 bits" in d["error"]
-    for edge in ("18446744073709551615", "-9223372036854775808"):
-        result = assemble(protocol, [with_n(edge)])
+    def arguments(digits: str) -> str:
+        new = field + b'{"n": ' + digits.encode() + b"}"
+        result = assemble(protocol, [body.replace(placeholder, new)])
         assert isinstance(result, Turn)
-        assert [c.arguments for c in result.tool_calls] == ['{"n":' + edge + "}"]
+        [call] = result.tool_calls
+        return call.arguments
+
+    assert arguments(number) == '{"n":' + number + "}"
+    with pytest.raises(InvalidArguments, match="too large"):
+        parse_arguments(arguments(number))
+    for edge in ("18446744073709551615", "9223372036854775807", "-9223372036854775808"):
+        assert arguments(edge) == '{"n":' + edge + "}"  # what the fast reader also reads
+    for edge in ("9223372036854775807", "-9223372036854775808"):
+        parse_arguments(arguments(edge))  # within what the tools take
+
+
+# Each protocol's object field with its first letter written as a JSON escape: the same key to
+# every JSON reader, but not to the cheap test that picks events for the exact parser.
+_ESCAPED = {
+    "openai-chat": (b'"arguments"', b'"\\u0061rguments"'),
+    "anthropic": (b'"input"', b'"\\u0069nput"'),
+    "openai-responses": (b'"arguments"', b'"\\u0061rguments"'),
+    "gemini-interactions": (b'"arguments"', b'"\\u0061rguments"'),
+}
+
+
+@pytest.mark.parametrize("protocol", list(_ESCAPED))
+@pytest.mark.parametrize("inner", [b'{"path": "a", "path": "b"}', b'{"n": 18446744073709551616}'])
+def test_an_object_the_exact_parser_was_not_given_fails_the_turn(
+    protocol: str, inner: bytes
+) -> None:
+    """The backstop: an escaped field name slips past the cheap test, so the event is read by
+    the fast parser; the repeated key or the big integer is found anyway and the turn refused."""
+    placeholder, _ = _OBJECT_FIELD[protocol]
+    plain, escaped = _ESCAPED[protocol]
+    object_field = placeholder[: placeholder.index(b":") + 2].replace(plain, escaped)
+    body = wire.BUILDERS[protocol]([("call", 0, "c1", "write_file"), ("close", 0)])
+    d = assemble(protocol, [body.replace(placeholder, object_field + inner)]).to_dict()
+    assert (d["outcome"], d["reason"], d["tool_calls"]) == ("truncated", "error", [])
+    assert "repeat the key 'path'" in d["error"] or "beyond 64 bits" in d["error"]
 
 
 # -- end to end: none of them reaches a tool -------------------------------------------------
@@ -153,13 +189,27 @@ async def test_invalid_arguments_never_reach_a_tool(protocol: str, tmp_path: Pat
         h.server.assert_all_consumed()
 
 
-async def test_duplicate_keys_as_an_object_never_reach_a_tool(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("inner", "why"),
+    [
+        (b'{"path": "a", "path": "b"}', "duplicate key 'path'"),
+        (b'{"path": "a", "n": 18446744073709551616}', "integer 18446744073709551616 is too large"),
+        (b'{"path": "a", "n": 1e999999}', "Infinity is not valid JSON"),
+    ],
+    ids=["repeated-key", "2**64", "1e999999"],
+)
+async def test_bad_objects_never_reach_a_tool_and_the_model_is_told(
+    tmp_path: Path, inner: bytes, why: str
+) -> None:
+    body = duplicate_keys_as_object("gemini").replace(b'{"path": "a", "path": "b"}', inner)
     async with agent_over(
-        "gemini", tmp_path, Reply(duplicate_keys_as_object("gemini")), mode=ApprovalMode.AUTO_ALL
+        "gemini", tmp_path, Reply(body), answer("gemini"), mode=ApprovalMode.AUTO_ALL
     ) as h:
         events = await h.send("write")
         assert of_type(events, ToolStarted) == []
-        [truncated] = of_type(events, TurnTruncated)
-        assert "repeat the key 'path'" in truncated.message
-        assert of_type(events, LoopEnded)[-1].outcome == "truncated"
+        [invalid] = of_type(events, CallInvalid)
+        assert why in invalid.error
+        [(_, result)] = sent_results("gemini", h.server.requests[-1].json).items()
+        assert why in result and invalid.error in result
+        assert of_type(events, LoopEnded)[-1].outcome == "complete"
         assert [p.name for p in h.workspace.iterdir()] == []

@@ -236,7 +236,7 @@ def test_any_json_is_either_a_valid_call_with_one_digest_or_an_error(
         assert result.error.startswith("invalid arguments for mark: ")
 
 
-SAFE_SCALARS = st.none() | st.booleans() | st.integers(-(2**63) + 1, 2**63 - 1) | st.text()
+SAFE_SCALARS = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text()
 
 
 @pytest.mark.parametrize(
@@ -268,10 +268,10 @@ def test_extra_fields_are_refused_by_every_tool(tool: str, key: str, value: Any)
         ('{"a": 1e999}', "number 1e999 is too large"),
         ('{"a": -1e999}', "number -1e999 is too large"),
         ('{"a": 9223372036854775808}', "integer 9223372036854775808 is too large"),
-        ('{"a": -9223372036854775808}', "is too large"),
+        ('{"a": -9223372036854775809}', "is too large"),
         ('{"a": 1' + "0" * 5000 + "}", "too large (the limit is 64 bits)"),
     ],
-    ids=["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "2**63", "-2**63", "5000 digits"],
+    ids=["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "2**63", "-2**63-1", "5000 digits"],
 )
 def test_parse_refuses_nan_infinity_and_huge_numbers(text: str, expected: str) -> None:
     with pytest.raises(InvalidArguments) as err:

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from ..stream.events import ResponseIdentified, StreamEvent, StreamFailure
-from ..stream.jsonparse import loads
+from ..stream.jsonparse import loads, loads_exact
 
 
 class StreamDecoder(ABC):
@@ -31,17 +31,18 @@ class StreamDecoder(ABC):
         return [ResponseIdentified(response_id)]
 
 
-def parse_payload(event: str, data: str, known_events: frozenset[str]) -> Any:
+def parse_payload(event: str, data: str, known_events: frozenset[str], exact: bool = False) -> Any:
     """The event's JSON payload; a StreamFailure for data that should have been JSON; None to skip.
 
     Empty data, a ``[DONE]`` sentinel and non-JSON data under an event name the protocol does
     not use are skipped; non-JSON data in any other event may have carried arguments, so it
-    fails the turn rather than being dropped silently.
+    fails the turn rather than being dropped silently. ``exact`` (for an event that may carry a
+    call's arguments as an object, see ``may_hold_object``) keeps big integers and repeated keys.
     """
     if not data or data.isspace():
         return None
     try:
-        return loads(data)
+        return loads_exact(data) if exact else loads(data)
     except ValueError:
         if data.strip() == "[DONE]" or (event not in known_events and event != "message"):
             return None
@@ -70,13 +71,33 @@ def _int_within_64_bits(text: str) -> int:
     return value
 
 
+def may_hold_object(data: str, *quoted_fields: str) -> bool:
+    """Whether ``data`` may give one of the fields (given with their quotes: ``'"input"'``) an
+    object or array value: such an event is parsed exactly (``parse_payload(exact=True)``), so
+    arguments sent as an object keep their big integers and repeated keys for the strict
+    argument parse to refuse by name. A cheap test on the text, run on every event; a field
+    spelled with escapes, or followed by more than a few dozen blanks, slips past it and meets
+    the backstop, ``object_arguments_failure``."""
+    for quoted in quoted_fields:
+        at = data.find(quoted)
+        while at >= 0:
+            at += len(quoted)
+            # The usual case, a string value (compact or spaced), is passed over at once.
+            if not (data.startswith(':"', at) or data.startswith(': "', at)):
+                after = data[at : at + 40].lstrip()
+                if after[:1] == ":" and after[1:].lstrip()[:1] in ("{", "["):
+                    return True
+            at = data.find(quoted, at)
+    return False
+
+
 def object_arguments_failure(data: str) -> list[StreamEvent]:
-    """For an event that carries a call's arguments as a JSON object: a failure if any object
-    in it repeats a key, or any integer in it lies beyond 64 bits. A JSON reader keeps one of
-    the repeated values (which one differs between readers) and the fast one reads such an
-    integer as a rounded float, so what is shown and run could differ from what the model meant;
-    such arguments are refused, as they are in an argument string. (The exact parse here runs
-    only for these events; every other event keeps the fast reader.)"""
+    """The backstop for an event that carried a call's arguments as a JSON object but was read
+    by the fast parser (``may_hold_object`` missed it): a failure if any object in it repeats a
+    key, or any integer in it lies beyond 64 bits. A JSON reader keeps one of the repeated
+    values (which one differs between readers) and the fast one reads such an integer as a
+    rounded float, so what is shown and run could differ from what the model meant; the turn
+    is refused."""
     try:
         json.loads(data, object_pairs_hook=_pairs_without_repeats, parse_int=_int_within_64_bits)
     except _Refused as exc:

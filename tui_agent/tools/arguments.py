@@ -89,7 +89,7 @@ def _finite_float(text: str) -> float:
 def _bounded_int(text: str) -> int:
     # The length first: converting thousands of digits is slow (and refused past 4300).
     number = int(text) if len(text.lstrip("-")) <= len(str(MAX_INTEGER)) else None
-    if number is None or abs(number) > MAX_INTEGER:
+    if number is None or not -MAX_INTEGER - 1 <= number <= MAX_INTEGER:  # a signed 64-bit int
         shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
         raise _Refused(f"integer {shown} is too large (the limit is 64 bits)")
     return number

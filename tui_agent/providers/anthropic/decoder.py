@@ -28,6 +28,7 @@ from ..decoding import (
     StreamDecoder,
     error_message,
     hashable_key,
+    may_hold_object,
     object_arguments_failure,
     parse_payload,
 )
@@ -54,7 +55,8 @@ class MessagesDecoder(StreamDecoder):
         self._started = False
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
-        payload = parse_payload(event, data, _KNOWN_EVENTS)
+        exact = may_hold_object(data, '"input"')
+        payload = parse_payload(event, data, _KNOWN_EVENTS, exact)
         if payload is None:
             return []
         if isinstance(payload, StreamFailure):
@@ -70,7 +72,7 @@ class MessagesDecoder(StreamDecoder):
         elif kind == "content_block_start":
             self._block_start(payload, out)
             block = payload.get("content_block")
-            if isinstance(block, dict) and block.get("input"):  # the input as an object
+            if not exact and isinstance(block, dict) and block.get("input"):  # as an object
                 out += object_arguments_failure(data)
         elif kind == "content_block_stop":
             index = hashable_key(payload.get("index"))

@@ -24,7 +24,7 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, object_arguments_failure, parse_payload
+from ..decoding import StreamDecoder, error_message, parse_payload
 from .partial_args import PartialArgsError, PartialArgsObject
 
 _KNOWN_EVENTS: frozenset[str] = frozenset()
@@ -39,7 +39,8 @@ class GenerateContentDecoder(StreamDecoder):
         self._usage: dict[str, Any] | None = None
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
-        payload = parse_payload(event, data, _KNOWN_EVENTS)
+        # A call's arguments come as an object (or pieces of one): read exactly.
+        payload = parse_payload(event, data, _KNOWN_EVENTS, "functionCall" in data)
         if payload is None:
             return []
         if isinstance(payload, StreamFailure):
@@ -72,8 +73,6 @@ class GenerateContentDecoder(StreamDecoder):
             # Sent on every chunk, mostly unchanged: only a change is news.
             self._usage = usage
             out.append(UsageReported(usage))
-        if "functionCall" in data:  # arguments arrive as an object (or as pieces of one)
-            out += object_arguments_failure(data)
         if isinstance(finish_reason, str) and finish_reason:
             self._close_open_call(out)
             out.append(TurnEnd(finish_reason))

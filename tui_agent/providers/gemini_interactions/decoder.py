@@ -28,6 +28,7 @@ from ..decoding import (
     StreamDecoder,
     error_message,
     hashable_key,
+    may_hold_object,
     object_arguments_failure,
     parse_payload,
 )
@@ -68,7 +69,8 @@ class InteractionsDecoder(StreamDecoder):
         self._streamed: set[Any] = set()
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
-        payload = parse_payload(event, data, _KNOWN_EVENTS)
+        exact = may_hold_object(data, '"arguments"')
+        payload = parse_payload(event, data, _KNOWN_EVENTS, exact)
         if payload is None:
             return []
         if isinstance(payload, StreamFailure):
@@ -87,8 +89,12 @@ class InteractionsDecoder(StreamDecoder):
             self._delta(payload, out)
         elif kind == "step.start":
             self._step_start(payload, out)
-        if kind in ("step.delta", "step.start") and any(
-            type(item) is ToolCallStarted or type(item) is ToolArgumentsFinal for item in out
+        if (
+            not exact
+            and kind in ("step.delta", "step.start")
+            and any(
+                type(item) is ToolCallStarted or type(item) is ToolArgumentsFinal for item in out
+            )
         ):  # a function_call step: its arguments may come as an object
             out += object_arguments_failure(data)
         elif kind == "step.stop":

@@ -24,7 +24,13 @@ from ...stream.events import (
     UsageReported,
 )
 from ...stream.jsonparse import dumps_compact
-from ..decoding import StreamDecoder, error_message, object_arguments_failure, parse_payload
+from ..decoding import (
+    StreamDecoder,
+    error_message,
+    may_hold_object,
+    object_arguments_failure,
+    parse_payload,
+)
 
 _KNOWN_EVENTS = frozenset({"error"})
 
@@ -44,7 +50,8 @@ class ChatCompletionsDecoder(StreamDecoder):
     def decode(self, event: str, data: str) -> list[StreamEvent]:
         if data.startswith("[DONE]"):
             return [TurnEnd(self._finish_reason, lax=self._finish_reason is None)]
-        payload = parse_payload(event, data, _KNOWN_EVENTS)
+        exact = may_hold_object(data, '"arguments"')
+        payload = parse_payload(event, data, _KNOWN_EVENTS, exact)
         if payload is None:
             return []
         if isinstance(payload, StreamFailure):
@@ -66,7 +73,8 @@ class ChatCompletionsDecoder(StreamDecoder):
             out.append(UsageReported(usage))
         if self._object_arguments:  # this event sent a call's arguments as an object
             self._object_arguments = False
-            out += object_arguments_failure(data)
+            if not exact:
+                out += object_arguments_failure(data)
         return out
 
     def _choice(self, choice: dict[str, Any], out: list[StreamEvent]) -> None:

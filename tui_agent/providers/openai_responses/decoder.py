@@ -28,6 +28,7 @@ from ..decoding import (
     StreamDecoder,
     error_message,
     hashable_key,
+    may_hold_object,
     object_arguments_failure,
     parse_payload,
 )
@@ -62,7 +63,8 @@ class ResponsesDecoder(StreamDecoder):
         self._object_arguments = False  # this event sent a call's arguments as an object
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
-        payload = parse_payload(event, data, _KNOWN_EVENTS)
+        exact = may_hold_object(data, '"arguments"', '"delta"')
+        payload = parse_payload(event, data, _KNOWN_EVENTS, exact)
         if payload is None:
             return []
         if isinstance(payload, StreamFailure):
@@ -105,7 +107,8 @@ class ResponsesDecoder(StreamDecoder):
             out.append(StreamFailure("error", error_message(payload)))
         if self._object_arguments:
             self._object_arguments = False
-            out += object_arguments_failure(data)
+            if not exact:
+                out += object_arguments_failure(data)
         return out
 
     def _arguments_text(self, value: Any) -> str | None:
