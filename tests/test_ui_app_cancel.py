@@ -12,6 +12,7 @@ from tui_agent.agent.calls import INTERRUPTED
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply, Stall
+from .run_helpers import alive
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -35,14 +36,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
     return make_env(tmp_path, monkeypatch)
 
 
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie is dead
-    except FileNotFoundError:
-        return True
-
-
 async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
     command = "sleep 30 & echo $! > sleep.pid; wait"
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
@@ -57,18 +50,18 @@ async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
             (card,) = cards(app)
             await wait_for(pilot, lambda: card.state == "running", "the running card")
             assert "running: run_command" in screen_text(app)
-            assert not _gone(pid)
+            assert alive(pid)
             started = time.monotonic()
             await pilot.press("escape")
             await wait_idle_agent(pilot)
-            await wait_for(pilot, lambda: _gone(pid), "the command to be killed", timeout=10.0)
+            await wait_for(pilot, lambda: not alive(pid), "the command to be killed", timeout=10.0)
             assert time.monotonic() - started < 10.0
             assert card.state == "interrupted"
             assert "interrupted: run_command" in screen_text(app)
             assert len(server.requests) == 1  # the loop waits for the user
         (result,) = [r for r in env.records() if r["type"] == "tool_result"]
         assert (result["status"], result["output"]) == ("interrupted", INTERRUPTED)
-        assert _gone(pid)
+        assert not alive(pid)
 
 
 async def test_ctrl_q_in_the_middle_of_a_stream_quits_cleanly(env: AppEnv) -> None:

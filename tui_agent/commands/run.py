@@ -33,6 +33,7 @@ from ..config import ConfigError
 from ..session import Redactor, SessionError
 from ..stream.events import TextDelta
 from ..transport import RetryWait
+from ..ui.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 
 EXIT_COMPLETE, EXIT_USAGE, EXIT_TRUNCATED = 0, 1, 2
 
@@ -118,7 +119,7 @@ class _Printer:
             if self._mid_line:
                 self.stdout.write("\n")
                 self._mid_line = False
-            self.stderr.write(_printable(described) + "\n")
+            self.stderr.write(markdown_safe(described) + "\n")
             self.stderr.flush()
 
     def _text(self, text: str) -> None:
@@ -129,7 +130,7 @@ class _Printer:
             line = json.dumps(event_to_json(TextDelta(text)), ensure_ascii=True)
             self.stdout.write(line + "\n")
         else:
-            self.stdout.write(_printable(text))
+            self.stdout.write(markdown_safe(text))
             self._mid_line = not text.endswith("\n")
         self.stdout.flush()
 
@@ -173,14 +174,6 @@ def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
     if isinstance(event, Notice):
         return redact(f"{event.level}: {event.text}")
     return None
-
-
-def _printable(text: str) -> str:
-    """No terminal control from a model or a tool reaches the user's terminal: the app's own
-    sanitizer (``ui.sanitize``), so a payload looks the same here as on the app's screen."""
-    from ..ui.sanitize import markdown_safe
-
-    return markdown_safe(text)
 
 
 __all__ = ["main"]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from abc import ABC, abstractmethod
 from typing import Any
 
 from ..stream.events import ResponseIdentified, StreamEvent, StreamFailure
-from ..stream.jsonparse import loads, loads_exact
+from ..stream.jsonparse import RepeatedKeys, loads, loads_exact
 
 
 class StreamDecoder(ABC):
@@ -49,28 +48,6 @@ def parse_payload(event: str, data: str, known_events: frozenset[str], exact: bo
         return StreamFailure("protocol", f"malformed event data: {data[:80]!r}")
 
 
-class _Refused(ValueError):
-    pass
-
-
-def _pairs_without_repeats(pairs: list[tuple[str, Any]]) -> None:
-    seen = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _Refused(f"a tool call's arguments repeat the key {key!r}; refused as ambiguous")
-        seen.add(key)
-
-
-def _int_within_64_bits(text: str) -> int:
-    value = int(text)
-    if not -(2**63) <= value < 2**64:
-        raise _Refused(
-            f"a tool call's arguments hold the integer {text[:24]}{'...' if len(text) > 24 else ''}"
-            ", beyond 64 bits; refused, since JSON readers disagree on its value"
-        )
-    return value
-
-
 def may_hold_object(data: str, *quoted_fields: str) -> bool:
     """Whether ``data`` may give one of the fields (given with their quotes: ``'"input"'``) an
     object or array value: such an event is parsed exactly (``parse_payload(exact=True)``), so
@@ -99,12 +76,42 @@ def object_arguments_failure(data: str) -> list[StreamEvent]:
     rounded float, so what is shown and run could differ from what the model meant; the turn
     is refused."""
     try:
-        json.loads(data, object_pairs_hook=_pairs_without_repeats, parse_int=_int_within_64_bits)
-    except _Refused as exc:
-        return [StreamFailure("protocol", str(exc))]
-    except (ValueError, RecursionError):
+        value = loads_exact(data)
+    except ValueError:
         return [StreamFailure("protocol", "a tool call's arguments could not be checked")]
-    return []
+    problem = _ambiguity(value)
+    return [StreamFailure("protocol", problem)] if problem else []
+
+
+def _first_repeat(item: RepeatedKeys) -> str:
+    seen: set[str] = set()
+    for key, _ in item.pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return ""
+
+
+def _ambiguity(value: Any) -> str | None:
+    """What makes ``value`` (read by ``loads_exact``) read differently by other JSON readers."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, RepeatedKeys):
+            key = _first_repeat(item)
+            return f"a tool call's arguments repeat the key {key!r}; refused as ambiguous"
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif type(item) is int and not -(2**63) <= item < 2**64:
+            text = str(item)
+            shown = text[:24] + ("..." if len(text) > 24 else "")
+            return (
+                f"a tool call's arguments hold the integer {shown}, beyond 64 bits; refused, "
+                "since JSON readers disagree on its value"
+            )
+    return None
 
 
 def error_message(payload: Any) -> str:
