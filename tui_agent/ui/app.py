@@ -79,7 +79,7 @@ class TuiAgentApp(SafeApp):
         self.query_one(PromptInput).focus()
         for problem in register_themes(self):
             self.notify(problem, severity="warning")
-        if not apply_theme(self, self._theme_name or "tui-dark"):
+        if not apply_theme(self, self._theme_name) and self._theme_name is not None:
             self.notify(f"no theme named {self._theme_name!r}", severity="warning")
 
     def on_ready(self) -> None:

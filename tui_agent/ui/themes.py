@@ -1,7 +1,8 @@
-"""Themes as files: the project's themes/ folder, then the user's config folder's themes/.
+"""Themes as files: the package's themes/ folder, then the user's config folder's themes/.
 
 A theme file is TOML with a ``name`` and Textual theme colours (primary, background, ...).
-A bad file is skipped with a warning; it never stops the app.
+A bad file is skipped with a warning; it never stops the app. These are the only themes: Textual's
+stock themes are dropped, so the palette's theme picker and ``--theme`` offer one set of names.
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
-BUILTIN_DIR = Path(__file__).resolve().parents[2] / "themes"
+# Shipped inside the package (package data), so a wheel install has them too.
+BUILTIN_DIR = Path(__file__).resolve().parents[1] / "themes"
+DEFAULT_THEME = "dark"
+# Names these themes had before they matched --theme.
+_OLD_NAMES = {"tui-dark": "dark", "tui-light": "light", "tui-high-contrast": "high-contrast"}
 _FIELDS = (
     "primary",
     "secondary",
@@ -65,12 +70,20 @@ def register_themes(app: App[Any]) -> list[str]:
     return problems
 
 
-def apply_theme(app: App[Any], name: str) -> bool:
-    """Switch to ``name`` (a theme file's name or its file stem); False if there is none."""
+def apply_theme(app: App[Any], name: str | None) -> bool:
+    """Switch to ``name`` (a theme file's name), or the default theme when it is None.
+
+    False if there is no such theme (the default is used then). Textual's stock themes are
+    unregistered afterwards, so they appear nowhere (the palette lists ours only).
+    """
     register_themes(app)
-    aliases = {"dark": "tui-dark", "light": "tui-light", "high-contrast": "tui-high-contrast"}
-    name = aliases.get(name, name)
-    if name not in app.available_themes:
-        return False
-    app.theme = name
-    return True
+    wanted = _OLD_NAMES.get(name, name) if name is not None else DEFAULT_THEME
+    found = wanted in app.available_themes
+    if found:
+        app.theme = wanted
+    elif DEFAULT_THEME in app.available_themes:
+        app.theme = DEFAULT_THEME
+    for stock in BUILTIN_THEMES:
+        if stock != app.theme:
+            app.unregister_theme(stock)
+    return found
