@@ -127,7 +127,8 @@ async def test_headless_approver_denies_and_tells_the_model(
 ) -> None:
     approver: Approver = HeadlessApprover(option)
     decision = await approver.decide(request())
-    assert decision == deny(f"not approved: tui-agent run was started with --approve {option}")
+    reason = f"not approved: tui-agent run was started with --approve {option}"
+    assert decision == deny(reason, by="policy")  # the mode's denial, never a person's
     assert HeadlessApprover(option).mode is mode
 
 

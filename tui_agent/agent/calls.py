@@ -164,15 +164,18 @@ class CallRunner:
                 self._decide(vc.call, "approve", vc.digest, "user", why, None, emit)
                 approved.append(_Approved(index, vc, vc.digest))
                 continue
-            round_.asked_user = True
             decided = await self._ask(vc, position, len(valid), emit)
             if decided is None:  # the user cancelled the turn
+                round_.asked_user = True
                 self.cancel_requested = True
                 self._finish(results, index, vc.call, CANCELLED, True, "cancelled", emit)
                 continue
             decision, final = decided
+            # Only a person's answer resets the auto-step count; an approval mode's never does.
+            round_.asked_user = round_.asked_user or decision.by == "user"
             if decision.kind == "deny":
-                text = "denied by user" + (f": {decision.reason}" if decision.reason else "")
+                who = "denied by user" if decision.by == "user" else "denied by the approval mode"
+                text = who + (f": {decision.reason}" if decision.reason else "")
                 self._finish(results, index, vc.call, text, True, "denied", emit)
                 continue
             if decision.remember is not None:
@@ -241,7 +244,7 @@ class CallRunner:
                 self._decide(vc.call, "edit", edited.digest, "user", None, edited.canonical, emit)
                 return decision, edited
             self._decide(
-                vc.call, decision.kind, current.digest, "user", decision.reason, None, emit
+                vc.call, decision.kind, current.digest, decision.by, decision.reason, None, emit
             )
             return decision, current
         why = "the edited arguments were invalid too many times"

@@ -53,7 +53,8 @@ class UnknownApproveOptionError(ValueError):
 class HeadlessApprover:
     """Nobody is there to ask: whatever the policy did not approve is denied, and the model told.
 
-    Build the policy with ``mode`` so that allowed calls never reach ``decide``.
+    Build the policy with ``mode`` so that allowed calls never reach ``decide``. The denial is the
+    approval mode's (``by="policy"``), never a person's: it does not reset the auto-step count.
     """
 
     def __init__(self, approve: str) -> None:
@@ -63,4 +64,6 @@ class HeadlessApprover:
         self.mode = HEADLESS_MODES[approve]
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        return deny(f"not approved: tui-agent run was started with --approve {self.approve}")
+        return deny(
+            f"not approved: tui-agent run was started with --approve {self.approve}", by="policy"
+        )

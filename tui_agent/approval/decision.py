@@ -8,6 +8,7 @@ from typing import Literal
 from .rules import Rule
 
 DecisionKind = Literal["approve", "deny", "edit", "cancel"]
+DecidedBy = Literal["user", "policy"]
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,9 @@ class Decision:
     - ``remember``: for ``approve``, a rule to keep for the rest of the session.
     - ``persist``: also save ``remember`` to config.toml (the "saved to config" scope).
     - ``approve_rest``: for ``approve``, approve every remaining call of this turn too.
+    - ``by``: ``"user"`` when a person decided; ``"policy"`` when nobody was there to ask
+      (``tui-agent run``): such a decision never counts as a person's, so it does not reset the
+      auto-step count, and the model is told the approval mode denied the call.
     """
 
     kind: DecisionKind
@@ -27,6 +31,7 @@ class Decision:
     remember: Rule | None = None
     persist: bool = False
     approve_rest: bool = False
+    by: DecidedBy = "user"
 
     def __post_init__(self) -> None:
         # Catch a confused caller early: each field belongs to exactly one kind.
@@ -47,9 +52,9 @@ def approve(
     return Decision("approve", remember=remember, persist=persist, approve_rest=approve_rest)
 
 
-def deny(reason: str | None = None) -> Decision:
+def deny(reason: str | None = None, *, by: DecidedBy = "user") -> Decision:
     """Do not run the call; ``reason`` (if any) is told to the model and the turn continues."""
-    return Decision("deny", reason=reason)
+    return Decision("deny", reason=reason, by=by)
 
 
 def edit(text: str) -> Decision:

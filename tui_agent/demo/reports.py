@@ -77,6 +77,8 @@ def _report(result: ToolResult) -> str:
         reason = output.removeprefix("denied by user").lstrip(":").strip()
         why = f" The reason given: {_sentence(clip(reason, 300))}" if reason else ""
         return f"You denied the call to {name}, so I did not {action}.{why}"
+    if output.startswith("denied by the approval mode"):
+        return f"The approval mode denied the call to {name}, so I did not {action}."
     if output.startswith(("interrupted by user", "cancelled by user while it was running")):
         return (
             f"The call to {name} was interrupted before it finished, so I cannot say what it did."
