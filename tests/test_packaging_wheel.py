@@ -66,9 +66,10 @@ def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _tracked_copy(src)
     dist = base / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-         "-w", str(dist), str(src)],
-        check=True, capture_output=True, timeout=300,
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     wheels = list(dist.glob("tui_agent-*.whl"))
     assert len(wheels) == 1, wheels
@@ -77,14 +78,27 @@ def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     python = env_dir / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (Path(purelib) / "host_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
-         str(wheels[0])],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "-q",
+            str(wheels[0]),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     return env_dir
 
@@ -108,7 +122,11 @@ def test_wheel_ships_themes_and_starts_with_light(wheel_env: Path, tmp_path: Pat
     workspace.mkdir()
     done = subprocess.run(
         [str(wheel_env / "bin" / "python"), "-c", APP_CHECK, str(workspace)],
-        capture_output=True, text=True, timeout=120, env=_env(tmp_path), cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(tmp_path),
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     where, theme, available = done.stdout.strip().splitlines()[-3:]
@@ -123,7 +141,11 @@ def test_wheel_run_talks_to_the_demo_model(wheel_env: Path, tmp_path: Path) -> N
     workspace.mkdir()
     done = subprocess.run(
         [str(wheel_env / "bin" / "tui-agent"), "run", "hello", "--workspace", str(workspace)],
-        capture_output=True, text=True, timeout=120, env=_env(tmp_path), cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(tmp_path),
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip(), "the demo model answered nothing"
