@@ -174,8 +174,10 @@ def test_missing_model() -> None:
     cfg = config(gpt={"protocol": "openai-chat"})
     with pytest.raises(MissingModelError, match=r"profile 'gpt' names no model: add model"):
         resolve_profile(cfg, environ={"OPENAI_API_KEY": SECRET})
-    with pytest.raises(MissingModelError, match="pass --model MODEL"):
+    # Flags alone: the message speaks of the flags given, not of an "ad-hoc" profile.
+    with pytest.raises(MissingModelError) as caught:
         resolve_profile(Config(), protocol="anthropic", environ={"ANTHROPIC_API_KEY": SECRET})
+    assert str(caught.value) == "--protocol anthropic needs a model too: pass --model MODEL"
 
 
 @pytest.mark.parametrize(

@@ -180,6 +180,9 @@ def test_output_file_is_private_and_kept_unless_forced(home: Cli) -> None:
     out = home.spawn("export", session, "-o", str(target))
     assert out.code == 0 and out.stdout == "", out.stderr
     assert target.read_text().startswith("# hello\n")
+    # Success says what was written, and where, on stderr.
+    size = len(target.read_bytes())
+    assert out.stderr == f"tui-agent export: wrote {size:,} bytes (markdown) to {target}\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
     target.write_text("mine")

@@ -67,9 +67,17 @@ def _parser() -> argparse.ArgumentParser:
         "--protocol", required=True, metavar="P", help="one of: " + ", ".join(PROTOCOLS)
     )
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
-    add_session_commands(commands)
+    sessions = add_session_commands(commands)
     add_replay_command(commands)
+    optional_subcommand(parser, "COMMAND")
+    optional_subcommand(sessions, "ACTION")
     return parser
+
+
+def optional_subcommand(parser: argparse.ArgumentParser, metavar: str) -> None:
+    """Show ``[METAVAR ...]`` in the usage line: the sub-command may be left out."""
+    usage = parser.format_usage().removeprefix("usage: ").strip()
+    parser.usage = usage.replace(f"{metavar} ...", f"[{metavar} ...]").replace("%", "%%")
 
 
 def _add_profile_flags(parser: argparse.ArgumentParser) -> None:
@@ -201,7 +209,14 @@ def _run_app(args: argparse.Namespace) -> int:
     from .ui.app import TuiAgentApp
 
     options = HostOptions.from_flags(args, resume=args.resume, continue_last=args.continue_last)
-    TuiAgentApp(options, theme_name=args.theme, debug=args.debug).run()
+    app = TuiAgentApp(options, theme_name=args.theme, debug=args.debug)
+    app.run()
+    if app.startup_error is not None:
+        from .ui.sanitize import visible_line
+
+        line = " ".join(part.strip() for part in app.startup_error.splitlines() if part.strip())
+        print(f"tui-agent: {visible_line(line)}", file=sys.stderr)
+        return EXIT_UNUSABLE
     return EXIT_COMPLETE
 
 

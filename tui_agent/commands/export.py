@@ -53,6 +53,14 @@ def main(args: argparse.Namespace) -> int:
         return fail(COMMAND, f"{args.output} exists; pass --force to overwrite it")
     except OSError as exc:
         return fail(COMMAND, f"cannot write {args.output}: {exc.strerror or exc}")
+    from ..ui.sanitize import visible_line
+
+    shown = visible_line(str(args.output))
+    print(
+        f"tui-agent export: wrote {len(text.encode('utf-8', 'backslashreplace')):,} bytes "
+        f"({args.format}) to {shown}",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 

@@ -9,9 +9,9 @@ from typing import Any
 SESSION_ARG = "an id, a unique prefix of one, or the path of a session file"
 
 
-def add_session_commands(commands: Any) -> None:
+def add_session_commands(commands: Any) -> argparse.ArgumentParser:
     """Add ``sessions`` (with ``rename``, ``delete``, ``fork``) and ``export`` to ``commands``
-    (the root parser's subparsers)."""
+    (the root parser's subparsers); returns the ``sessions`` parser."""
     sessions = commands.add_parser(
         "sessions",
         help="list saved sessions; rename, delete or fork one",
@@ -92,6 +92,7 @@ def add_session_commands(commands: Any) -> None:
         "-o", "--output", metavar="FILE", help="write to FILE (mode 0600) instead of stdout"
     )
     export.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    return sessions
 
 
 def _positive(text: str) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 import re
 import tomllib
 from pathlib import Path
@@ -114,7 +116,11 @@ def _unknown_key_hint(loc: tuple[Any, ...]) -> str:
     table = _TABLES.get(parent)
     if table is None:
         return ""
-    hint = " (known keys: " + ", ".join(table.model_fields) + ")"
+    hint = ""
+    close = difflib.get_close_matches(str(loc[-1]), list(table.model_fields), n=1, cutoff=0.6)
+    if close:
+        hint += f"; did you mean {close[0]}?"
+    hint += " (known keys: " + ", ".join(table.model_fields) + ")"
     if parent and loc[-1] in Config.model_fields:
         # TOML puts keys written after a [table] header into that table.
         hint += f"; top-level keys such as {loc[-1]} must come before the first [table]"

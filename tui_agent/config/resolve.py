@@ -96,8 +96,14 @@ def resolve_profile(
 
     chosen_model = model if model is not None else base.model
     if chosen_model is None or not chosen_model.strip():
-        where = f'add model = "..." to [profiles.{name}] or ' if name != AD_HOC_PROFILE else ""
-        raise MissingModelError(f"profile {name!r} names no model: {where}pass --model MODEL")
+        if name == AD_HOC_PROFILE:
+            raise MissingModelError(
+                f"--protocol {chosen_protocol} needs a model too: pass --model MODEL"
+            )
+        raise MissingModelError(
+            f'profile {name!r} names no model: add model = "..." to [profiles.{name}] or '
+            "pass --model MODEL"
+        )
 
     env_name = api_key_env if api_key_env is not None else base.api_key_env
     key, key_env = _api_key(name, chosen_protocol, url, env_name, environ)

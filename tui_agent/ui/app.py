@@ -63,6 +63,8 @@ class TuiAgentApp(SafeApp):
         self.busy = False
         self._theme_name = theme_name
         self._debug = debug
+        # Set when the configuration, the profile or the session to resume cannot be used.
+        self.startup_error: str | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -107,8 +109,11 @@ class TuiAgentApp(SafeApp):
         try:
             self.host = await open_host(self.options, UIApprover(self))
         except (ConfigError, SessionError) as exc:
+            # Nothing can be done in this app without a profile and a session: quit at once
+            # and let the command line print the one-line error (exit status 1).
             status.connection = "error: not configured"
-            transcript.add_notice(str(exc), "error")
+            self.startup_error = str(exc)
+            self.exit(return_code=1)
             return
         host = self.host
         self.router = EventRouter(self)

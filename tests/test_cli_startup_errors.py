@@ -1,0 +1,112 @@
+"""What the command line says before anything else happens.
+
+- An error found before the app can work (a session to resume that does not exist, an unknown
+  profile, a broken config file) ends the app at once with one line on stderr and exit 1,
+  instead of leaving a dead app open that later quits with 0. The app runs in a real
+  pseudo-terminal here, as a person starts it.
+- Usage lines show the sub-command as optional: ``[COMMAND ...]``, ``[ACTION ...]``.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tui_agent.cli import _parser
+
+
+def _env(root: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        HOME=str(root / "home"),
+        XDG_CONFIG_HOME=str(root / "config"),
+        XDG_DATA_HOME=str(root / "data"),
+        XDG_STATE_HOME=str(root / "state"),
+        XDG_CACHE_HOME=str(root / "cache"),
+        TERM="xterm-256color",
+        COLUMNS="100",
+        LINES="30",
+    )
+    return env
+
+
+def _run_in_terminal(args: list[str], root: Path, timeout: float = 60) -> tuple[int, str]:
+    """Run ``tui-agent ARGS`` on a pseudo-terminal; its exit status and its output text."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: become the app
+        os.chdir(root)
+        os.execve(sys.executable, [sys.executable, "-m", "tui_agent", *args], _env(root))
+    out = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the child closed its terminal (it ended)
+                break
+            if not chunk:
+                break
+            out += chunk
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail(f"the app did not end: {bytes(out[-400:])!r}")
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def _last_line(text: str) -> str:
+    # After the app leaves the alternate screen, the error is the last line it prints.
+    tail = text.rsplit("\x1b[?1049l", 1)[-1]
+    lines = [line for line in tail.replace("\r", "").split("\n") if line.strip()]
+    # Drop the terminal-mode resets that may precede it on the same line.
+    return lines[-1].rsplit("\x1b[?1006l", 1)[-1] if lines else ""
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "expected"),
+    [
+        (["-r", "nosuchid"], None, "tui-agent: no session 'nosuchid'"),
+        (["--profile", "nosuch"], None, "tui-agent: no profile named 'nosuch'"),
+        ([], "[settings]\nidel_timeout = 3\n", "did you mean idle_timeout?"),
+    ],
+    ids=["unknown-session", "unknown-profile", "config-typo"],
+)
+def test_error_before_work_exits_1_with_one_line(
+    tmp_path: Path, args: list[str], config: str | None, expected: str
+) -> None:
+    if config is not None:
+        folder = tmp_path / "config" / "tui-agent"
+        folder.mkdir(parents=True)
+        (folder / "config.toml").write_text(config)
+    code, out = _run_in_terminal(args, tmp_path)
+    assert code == 1, out[-500:]
+    line = _last_line(out)
+    assert line.startswith("tui-agent: ") and expected in line, line
+    assert "Traceback" not in out
+
+
+def test_usage_lines_show_subcommands_as_optional() -> None:
+    parser = _parser()
+    usage = " ".join(parser.format_usage().split())
+    assert usage.endswith("[COMMAND ...]"), usage
+    help_text = subprocess.run(
+        [sys.executable, "-m", "tui_agent", "sessions", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    first = " ".join(help_text.split("\n\n", 1)[0].split())
+    assert first.endswith("[ACTION ...]"), first
