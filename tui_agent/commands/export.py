@@ -20,7 +20,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..session import LoadedSession, Redactor, SessionError, SessionStore, redact_record
+from ..session import (
+    LoadedSession,
+    Redactor,
+    SessionError,
+    SessionStore,
+    redact_record,
+    redact_session,
+)
 from .output import EXIT_OK, EXIT_USAGE, export_redactor, fail, write_stdout
 
 COMMAND = "export"
@@ -37,7 +44,8 @@ def main(args: argparse.Namespace) -> int:
     else:
         from .export_markdown import render_markdown
 
-        text = redactor.redact(render_markdown(loaded))
+        # Redacted before it is rendered too: rendering may reshape text a key hides in.
+        text = redactor.redact(render_markdown(redact_session(loaded, redactor)))
     if loaded.problems:
         count = len(loaded.problems)
         print(

@@ -23,6 +23,8 @@ from ..agent.events import (
     LoopEnded,
     Notice,
     ToolFinished,
+    TurnCompleted,
+    TurnStarted,
     TurnTruncated,
     event_to_json,
 )
@@ -31,7 +33,8 @@ from ..agent.host_options import HostOptions
 from ..approval.approver import HeadlessApprover
 from ..config import ConfigError
 from ..session import Redactor, SessionError
-from ..stream.events import TextDelta
+from ..session.stream_redaction import StreamRedactor, redact_value
+from ..stream.events import ReasoningDelta, TextDelta
 from ..transport import RetryWait
 from ..ui.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 
@@ -91,88 +94,91 @@ async def _run(args: argparse.Namespace) -> int:
 class _Printer:
     """Text mode: the answer on stdout, everything else as short lines on stderr.
 
-    Nothing printed holds the key: every line is redacted, and the end of the streamed text that
-    could still be the start of a key (its last word) is held back until the word is complete.
+    Nothing printed holds a key. Text and reasoning each go through their own StreamRedactor,
+    which sees across deltas and holds back only a tail that could still become a key, until
+    the turn ends; every other event is redacted whole, every string field of it (ids and
+    names too), before it is printed.
     """
 
     def __init__(self, stdout: TextIO, stderr: TextIO, as_json: bool, redactor: Redactor) -> None:
         self.stdout, self.stderr, self.as_json = stdout, stderr, as_json
-        self.redact = redactor.redact
+        self.redactor = redactor
         self._mid_line = False
-        self._held = ""
+        self._text = StreamRedactor(redactor)
+        self._reasoning = StreamRedactor(redactor)
 
     def event(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta):
-            text = self._held + event.text
-            cut = _word_start(text)
-            self._held = text[cut:]
-            self._text(text[:cut])
+            self._show_text(self._text.push(event.text))
             return
-        self._flush_text()
+        if isinstance(event, ReasoningDelta):
+            self._show_reasoning(self._reasoning.push(event.text))
+            return
+        if isinstance(event, _STREAM_ENDS):
+            self._flush_streams()
         if self.as_json:
-            line = json.dumps(event_to_json(event), ensure_ascii=True)
-            self.stdout.write(self.redact(line) + "\n")
-            self.stdout.flush()
+            self._json_line(event_to_json(event))
             return
-        described = _describe(event, self.redact)
+        described = _describe(event, self.redactor.redact)
         if described:
             if self._mid_line:
                 self.stdout.write("\n")
                 self._mid_line = False
-            self.stderr.write(markdown_safe(described) + "\n")
+            self.stderr.write(markdown_safe(self.redactor.redact(described)) + "\n")
             self.stderr.flush()
 
-    def _text(self, text: str) -> None:
-        if not text:
-            return
-        text = self.redact(text)
-        if self.as_json:
-            line = json.dumps(event_to_json(TextDelta(text)), ensure_ascii=True)
-            self.stdout.write(line + "\n")
-        else:
-            self.stdout.write(markdown_safe(text))
-            self._mid_line = not text.endswith("\n")
+    def _json_line(self, fields: dict[str, Any]) -> None:
+        line = json.dumps(redact_value(fields, self.redactor), ensure_ascii=True)
+        self.stdout.write(self.redactor.redact(line) + "\n")
         self.stdout.flush()
 
-    def _flush_text(self) -> None:
-        held, self._held = self._held, ""
-        self._text(held)
+    def _show_text(self, text: str) -> None:
+        if not text:
+            return
+        if self.as_json:
+            self._json_line(event_to_json(TextDelta(text)))
+            return
+        self.stdout.write(markdown_safe(text))
+        self._mid_line = not text.endswith("\n")
+        self.stdout.flush()
+
+    def _show_reasoning(self, text: str) -> None:
+        if text and self.as_json:  # text mode does not print reasoning
+            self._json_line(event_to_json(ReasoningDelta(text)))
+
+    def _flush_streams(self) -> None:
+        self._show_reasoning(self._reasoning.flush())
+        self._show_text(self._text.flush())
 
     def finish(self) -> None:
-        self._flush_text()
+        self._flush_streams()
         if self._mid_line and not self.as_json:
             self.stdout.write("\n")
 
 
-_HOLD_LIMIT, _HOLD_KEEP = 4096, 512  # a word this long is printed but for its last 512 chars
-
-
-def _word_start(text: str) -> int:
-    """Where the last word of ``text`` begins (its end if it ends in whitespace)."""
-    at = len(text)
-    while at > 0 and not text[at - 1].isspace():
-        at -= 1
-    if len(text) - at > _HOLD_LIMIT:
-        at = len(text) - _HOLD_KEEP
-    return at
+# The events that end a stream of deltas: a turn's end, a new turn, the end of the loop. A key is
+# never assumed to end at any other event (a call announced between two pieces of text).
+_STREAM_ENDS = (TurnStarted, TurnCompleted, TurnTruncated, LoopEnded)
 
 
 def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
+    """One line for stderr, not yet redacted (the caller redacts the whole line)."""
     if isinstance(event, CallDecided):
         why = f": {event.reason}" if event.reason else ""
-        return redact(f"[{event.name}] {event.decision} ({event.by}{why})")
+        return f"[{event.name}] {event.decision} ({event.by}{why})"
     if isinstance(event, CallInvalid):
-        return redact(f"[{event.name}] invalid: {event.error}")
+        return f"[{event.name}] invalid: {event.error}"
     if isinstance(event, ToolFinished):
-        output = redact(event.output).strip()  # before it is cut, so no part of a key is left
+        # The first line of the output, cut only after a key in it is redacted whole.
+        output = redact(event.output).strip()
         first = output.splitlines()[0] if output else ""
         return f"[{event.name}] {event.status}: {first[:120]}"
     if isinstance(event, RetryWait):
         return f"retrying in {event.seconds:.1f} s ({event.why}), attempt {event.attempt}"
     if isinstance(event, TurnTruncated):
-        return redact(event.message)
+        return event.message
     if isinstance(event, Notice):
-        return redact(f"{event.level}: {event.text}")
+        return f"{event.level}: {event.text}"
     return None
 
 

@@ -14,7 +14,8 @@ The public face:
 - ``LoadedSession``: ``header``, ``records`` (after the header, file order), ``problems``
   (lines that were skipped, for the user), ``path``, ``id``, ``title``.
 - ``Redactor(secrets)``: ``redact(text)``, ``redact_json(text)``; ``redact_record(record,
-  redactor)``. The rule for opaque provider data is in ``event_redaction``.
+  redactor)``, ``redact_session(loaded, redactor)``. The rule for opaque provider data is in
+  ``event_redaction``; text that arrives in pieces goes through ``stream_redaction``.
 - ``new_session_id()``, ``is_session_path(arg)``; ``paths``: ``sessions_dir()``, ``config_dir()``,
   ``log_dir()``, ``data_dir()``, ``protected_dirs()``, ``ensure_private_dir(path)``.
 - Errors (all ``SessionError``): ``SessionNotFoundError``, ``SessionLockedError``,
@@ -42,7 +43,7 @@ from .paths import (
     protected_dirs,
     sessions_dir,
 )
-from .record_redaction import redact_record
+from .record_redaction import redact_record, redact_session
 from .redaction import Redactor
 from .store import SessionStore
 from .summary import SessionSummary
@@ -68,5 +69,6 @@ __all__ = [
     "new_session_id",
     "protected_dirs",
     "redact_record",
+    "redact_session",
     "sessions_dir",
 ]

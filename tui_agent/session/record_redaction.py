@@ -2,9 +2,10 @@
 
 - ``raw`` (the provider's events): ``event_redaction`` (opaque values untouched).
 - ``arguments`` (tool call JSON): ``Redactor.redact_json``, so the result stays valid JSON.
-- Identifiers (``type``, ``id``, ``call_id``, ``digest``, ``response_id``) are left alone: they
-  pair calls with results, and no key shape can match them.
-- Every other string, including those inside lists, dicts and nested models, is redacted as text.
+- Every other string, including those inside lists, dicts and nested models, is redacted as text:
+  ids the provider chose (``id``, ``call_id``, ``response_id``) too, since a provider may put
+  anything in them. An id is redacted the same way wherever it is, so a call and its result
+  still pair. Only ``type`` (the record's kind, never the provider's) is left alone.
 
 A ``DecisionRecord.digest`` is kept as computed from the arguments that were shown; after
 redaction the stored arguments may no longer hash to it, so nothing must re-verify it on resume.
@@ -12,15 +13,17 @@ redaction the stored arguments may no longer hash to it, so nothing must re-veri
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from .event_redaction import redact_events
+from .loader import LoadedSession
 from .records import RawEvent
 from .redaction import Redactor
 
-IDENTIFIER_FIELDS = frozenset({"type", "id", "call_id", "digest", "response_id"})
+IDENTIFIER_FIELDS = frozenset({"type"})
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -42,6 +45,16 @@ def redact_record(record: M, redactor: Redactor) -> M:
         if new is not value:
             updates[name] = new
     return record.model_copy(update=updates) if updates else record
+
+
+def redact_session(loaded: LoadedSession, redactor: Redactor) -> LoadedSession:
+    """A copy of a loaded session with every record (header too) and problem redacted."""
+    return dataclasses.replace(
+        loaded,
+        header=redact_record(loaded.header, redactor),
+        records=[redact_record(record, redactor) for record in loaded.records],
+        problems=[redactor.redact(problem) for problem in loaded.problems],
+    )
 
 
 def _redact_raw(events: list[Any], redactor: Redactor) -> list[Any]:

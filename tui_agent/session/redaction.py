@@ -97,16 +97,18 @@ class Redactor:
         self._pattern = re.compile(f"(?={lead})(?:" + "|".join(alternatives) + ")")
         triggers = _TRIGGERS + tuple(s.lower() for s in kept)
         self._trigger = re.compile("|".join(re.escape(t) for t in triggers))
+        self.secrets = tuple(kept)  # longest first
         self.secret_count = len(kept)
 
-    def spans(self, text: str) -> list[Span]:
-        """Every match in ``text``, left to right, with its replacement."""
+    def spans(self, text: str, start: int = 0) -> list[Span]:
+        """Every match in ``text`` that starts at ``start`` or later, left to right, with its
+        replacement (the text before ``start`` is still seen as the left context)."""
         # Most text holds no trigger at all, and this literal search is several times faster
         # than the full pattern (which needs the exact shapes and the boundary checks).
-        if self._trigger.search(text.lower()) is None:
+        if self._trigger.search(text.lower(), max(0, start - 1)) is None:
             return []
         found = []
-        at = 0
+        at = start
         search = self._pattern.search
         while (match := search(text, at)) is not None:
             kind = match.lastgroup or ""
