@@ -1,14 +1,18 @@
 """Markdown that streams in and stays fast however long it grows.
 
 Only the last segment (about 8 KB, see markdown_split) is a live Textual Markdown widget, fed
-through ``Markdown.get_stream``; each finished segment is replaced by one FrozenMarkdown, and at
+with ``Markdown.append``; each finished segment is replaced by one FrozenMarkdown, and at
 ``finish()`` the live tail is rendered once the same way. So the cost of a delta depends on the
 size of one segment, not on the length of the answer, and a finished answer is a handful of
 widgets.
 
 ``append`` and ``finish`` are plain calls that only queue work: a worker of this widget does the
-mounting and streaming in order, and coalesces whatever queued up while it was busy. They can be
-called before the widget is mounted: the work waits for the mount.
+mounting and appending in order, and coalesces whatever queued up while it was busy (the job
+Textual's MarkdownStream does, without its background task: see ``_pump``). They can be called
+before the widget is mounted: the work waits for the mount.
+
+The display cannot die silently: if anything in it fails, the error is logged and whatever was
+not yet shown is shown as plain text, kept up to date until the document is finished.
 
 The text given here must already be safe to render (``markdown_safe``); this widget only lays
 it out.
@@ -17,22 +21,27 @@ it out.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
 
 from .frozen_markdown import FrozenMarkdown
 from .markdown_split import FREEZE_AT, Cut, MarkdownSplitter
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, slots=True)
 class _Freeze:
-    """Replace the live widget by this segment's display text, rendered once."""
+    """Replace the live widget by segment ``index``'s display text, rendered once."""
 
+    index: int
     display: str
     last: bool = False  # the answer is complete: nothing streams after this
 
@@ -56,7 +65,11 @@ def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
 
 
 class SegmentedMarkdown(Vertical):
-    """A streamed markdown document: frozen segments, then one small live Markdown."""
+    """A streamed markdown document: frozen segments, then one small live Markdown.
+
+    ``make_live`` and ``make_frozen`` build the two kinds of widget; a subclass may override
+    them (the tests use this to make the display fail and see the fallback).
+    """
 
     DEFAULT_CSS = """
     SegmentedMarkdown {
@@ -67,6 +80,10 @@ class SegmentedMarkdown(Vertical):
     }
     SegmentedMarkdown > Markdown {
         margin: 0;
+    }
+    SegmentedMarkdown > .plain {
+        height: auto;
+        padding: 0 2;
     }
     """
 
@@ -93,7 +110,8 @@ class SegmentedMarkdown(Vertical):
         # Textual reuses the container's cached arrangement instead of laying out each segment.
         self._frozen = Vertical()
         self._live: Markdown | None = None
-        self._stream: MarkdownStream | None = None
+        self._shown = len(self._done)  # segments of _done given to a frozen widget (or skipped)
+        self._plain: Static | None = None  # after a failure: the rest, as plain text
 
     # -- the data side: plain, synchronous, O(len(delta)) -----------------------------------
 
@@ -109,6 +127,11 @@ class SegmentedMarkdown(Vertical):
     @property
     def finished(self) -> bool:
         return self._finished
+
+    @property
+    def failed(self) -> bool:
+        """The markdown display failed: the rest is shown as plain text (see the log)."""
+        return self._plain is not None
 
     def segments(self) -> tuple[str, ...]:
         """The display text of each segment, the way a finished document is rebuilt."""
@@ -138,37 +161,69 @@ class SegmentedMarkdown(Vertical):
         display = "".join(self._current) + cut.close
         self._done.append(display)
         self._current = [cut.reopen] if cut.reopen else []
-        self._queue(_Freeze(display, last))
+        self._queue(_Freeze(len(self._done) - 1, display, last))
 
     def _queue(self, work: _Work) -> None:
-        self._work.append(work)
+        if self._plain is None:  # once failed, the fallback reads the data side directly
+            self._work.append(work)
         self._idle.clear()
         self._wake.set()
 
     async def wait_idle(self) -> None:
-        """Wait until the work queued so far was handed to the widgets (tests, benchmarks)."""
+        """Wait until the work queued so far is in the widgets (tests, benchmarks)."""
         await self._idle.wait()
 
-    # -- the widget side: one worker, in order ----------------------------------------------
+    def unshown(self) -> str:
+        """The display text not (yet) in a frozen widget: the live or plain part."""
+        return "".join(self._done[self._shown :]) + "".join(self._current)
+
+    # -- the widgets that show it -----------------------------------------------------------
+
+    def make_live(self, source: str) -> Markdown:
+        """The live widget for the segment still streaming, starting with ``source``."""
+        return Markdown(source, open_links=False)
+
+    def make_frozen(self, display: str) -> Widget:
+        """The widget for a finished segment."""
+        return FrozenMarkdown(display)
 
     def compose(self) -> ComposeResult:
         with self._frozen:
             if self._restored:
                 for display in self.segments():
-                    yield FrozenMarkdown(display)
+                    yield self.make_frozen(display)
 
     def on_mount(self) -> None:
         if not self._restored:
             self.run_worker(self._pump(), name="markdown stream", group="markdown-stream")
 
-    def on_unmount(self) -> None:
-        # Textual's MarkdownStream holds its task only in itself; dropped with this widget while
-        # pending (the app quit mid-answer), asyncio reports it destroyed pending on stderr.
-        task = getattr(self._stream, "_task", None)
-        if isinstance(task, asyncio.Task):
-            task.cancel()
+    # -- one worker, in order ---------------------------------------------------------------
 
     async def _pump(self) -> None:
+        """Runs the work, or after a failure the plain fallback, until the document is done.
+
+        The live widget is fed with ``await Markdown.append`` right here, not through Textual's
+        MarkdownStream: in Textual 8.2.8 its ``stop()`` cancels a task that may not have started
+        yet, so the CancelledError escapes ``stop()`` (its ``_run`` catches it only once running),
+        ended this worker silently and lost the rest of the answer. Appends made while one is
+        running are coalesced by the loop below, as MarkdownStream would, with no task to stop.
+        """
+        try:
+            await self._stream()
+            return
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():
+                raise  # this widget is going away (removed, or the app quits)
+            # A CancelledError no one asked for is a failure like any other.
+            log.error("markdown display hit a stray CancelledError", exc_info=True)
+        except Exception:
+            log.error("markdown display failed; the rest is shown as plain text", exc_info=True)
+        finally:
+            self._idle.set()  # whatever happens, nobody waits forever
+        await self._fall_back()
+
+    async def _stream(self) -> None:
         unwritten: list[str] = []
         while True:
             await self._wake.wait()
@@ -178,7 +233,7 @@ class SegmentedMarkdown(Vertical):
                 if isinstance(work, _Freeze):
                     # What was not yet streamed is part of the frozen render: skip streaming it.
                     unwritten.clear()
-                    await self._freeze(work.display)
+                    await self._freeze(work)
                     if work.last:
                         self._idle.set()
                         return
@@ -191,22 +246,40 @@ class SegmentedMarkdown(Vertical):
                 self._idle.set()
 
     async def _write(self, text: str) -> None:
-        if self._stream is not None:
-            await self._stream.write(text)
+        if self._live is not None:
+            await self._live.append(text)
             return
         # A fresh live widget starts with its whole segment so far, passed to the constructor:
-        # Markdown renders its initial text on mount, so nothing streamed can race with that.
-        self._live = Markdown("".join(self._current), open_links=False)
+        # Markdown renders its initial text on mount, so nothing appended can race with that.
+        self._live = self.make_live("".join(self._current))
         await self.mount(self._live)
-        self._stream = Markdown.get_stream(self._live)
 
-    async def _freeze(self, display: str) -> None:
-        live, stream = self._live, self._stream
-        self._live = self._stream = None
-        if stream is not None:
-            await stream.stop()
+    async def _freeze(self, work: _Freeze) -> None:
+        live, self._live = self._live, None
         with self.app.batch_update():
-            if display.strip():
-                await self._frozen.mount(FrozenMarkdown(display))
+            if work.display.strip():
+                await self._frozen.mount(self.make_frozen(work.display))
+            self._shown = work.index + 1
             if live is not None:
                 await live.remove()
+
+    async def _fall_back(self) -> None:
+        """Show what no frozen widget shows as plain text, and keep it current until the end."""
+        self._work.clear()
+        plain = self._plain = Static(classes="plain")
+        live, self._live = self._live, None
+        try:
+            if live is not None:
+                await live.remove()
+            await self.mount(plain)
+            while True:
+                self._wake.clear()
+                plain.update(Text(self.unshown()))
+                self._idle.set()
+                if self._finished:
+                    return
+                await self._wake.wait()
+        except Exception:
+            log.error("the plain-text fallback failed too", exc_info=True)
+        finally:
+            self._idle.set()
