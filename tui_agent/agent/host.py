@@ -27,7 +27,8 @@ from ..conversation import Message
 from ..logs import add_log_secret
 from ..session import Redactor, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
-from ..session.records import NoteRecord
+from ..session.records import AssistantRecord, NoteRecord
+from ..stream.usage import tokens_in
 from .events import Notice
 from .history import messages_from_records
 from .host_options import HostOptions
@@ -52,6 +53,7 @@ class SessionHost:
     redactor: Redactor = field(default_factory=Redactor)
     store: SessionStore | None = None
     created: bool = False  # a new session (not resumed): removed on close if nothing was sent
+    tokens: int = 0  # spent by the complete turns already in a resumed session
 
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
@@ -135,6 +137,7 @@ async def open_host(
     redactor = Redactor(secrets)
     store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
+    tokens = 0
     resume = options.resume
     if options.continue_last and resume is None:
         resume = store.latest_for_workspace(str(workspace))
@@ -146,6 +149,7 @@ async def open_host(
                 await demo.stop()
             raise
         history, repairs = messages_from_records(loaded.records)
+        tokens = tokens_in(r.usage for r in loaded.records if isinstance(r, AssistantRecord))
         for record in repairs:
             writer.append(record, sync=True)
         notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
@@ -192,4 +196,5 @@ async def open_host(
         redactor=redactor,
         store=store,
         created=resume is None,
+        tokens=tokens,
     )

@@ -30,6 +30,7 @@ from .jsonparse import is_json
 from .progress import Progress, ToolArgumentsReceived, ToolCallAnnounced
 from .stop_reasons import classify
 from .turn import PendingCall, ToolCall, TruncatedTurn, TruncationReason, Turn, TurnResult
+from .usage import merge_usage
 
 
 class _CallBuffer:
@@ -205,7 +206,8 @@ class TurnAssembler:
         return None
 
     def _on_usage(self, event: UsageReported) -> Progress | None:
-        self._usage = event.usage
+        # Merged by field: Anthropic's input tokens (message_start) survive its message_delta.
+        self._usage = merge_usage(self._usage, event.usage)
         return None
 
     def _on_response_identified(self, event: ResponseIdentified) -> Progress | None:

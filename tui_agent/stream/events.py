@@ -77,7 +77,7 @@ class ToolCallClosed:
 
 @dataclass(slots=True)
 class UsageReported:
-    """A usage object exactly as the provider sent it; the last one wins."""
+    """A usage object exactly as the provider sent it; the turn's pieces are merged by field."""
 
     usage: dict[str, Any]
 

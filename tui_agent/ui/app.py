@@ -121,6 +121,7 @@ class TuiAgentApp(SafeApp):
         status.model = host.profile.model
         status.mode = str(host.policy.mode)
         status.connection = "ready"
+        status.tokens = host.tokens  # the resumed session's, not the last one's
         if host.profile.is_demo:
             status.hint = "offline demo model; see README to configure a provider"
         for notice in host.notices:

@@ -26,6 +26,7 @@ from ..conversation import AssistantMessage as AssistantHistory
 from ..conversation import Message, ToolResultMessage, UserMessage
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
+from ..stream.usage import tokens_used
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -205,18 +206,7 @@ class EventRouter:
             self._answer.finish()
             self._answers.append(turn.text)
         self._finish_reasoning()
-        usage = turn.usage or {}
-        for key in ("total_tokens", "totalTokenCount"):
-            if isinstance(usage.get(key), int):
-                self.status.tokens += usage[key]
-                break
-        else:
-            spent = sum(
-                v
-                for k, v in usage.items()
-                if k in ("input_tokens", "output_tokens") and isinstance(v, int)
-            )
-            self.status.tokens += spent
+        self.status.tokens += tokens_used(turn.usage)
         for position, call in enumerate(turn.tool_calls):
             card = self._cards.get(position)
             if card is None:

@@ -72,6 +72,7 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     status.model = host.profile.model
     status.mode = str(host.policy.mode)
     status.connection = "ready"
+    status.tokens = host.tokens  # the resumed session's, not the last one's
     for notice in host.notices:
         transcript.add_notice(notice.text, notice.level)
     transcript.add_notice(f"resumed session {session_id}", "info")
