@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,25 @@ def _wait_for_pid(path: Path, timeout: float = 15.0) -> int:
     raise AssertionError("the tool never started")
 
 
-def test_ctrl_c_during_the_stream_runs_nothing(home: Home) -> None:
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_during_the_stream_runs_nothing(home: Home, inherited: str) -> None:
+    """Also when SIGINT comes inherited as ignored, as a shell's background job starts it."""
     with FakeProvider("anthropic", api_key=KEY) as server:
         server.script(Reply(write_call("made.txt", "x" * 50), faults=StallBeforeTerminal()))
-        process = home.start(server, "write the file", approve="all")
+        process = subprocess.Popen(
+            home.argv(server, "write the file", approve="all"),
+            cwd=home.workspace,
+            env=home.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_ignore_sigint if inherited == "ignored" else None,
+        )
         try:
             assert server.wait_stalled(15.0)
             time.sleep(0.2)

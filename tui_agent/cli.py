@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from typing import BinaryIO, NoReturn
 
@@ -164,7 +165,15 @@ def _print_json(obj: object) -> None:
     sys.stdout.buffer.flush()
 
 
+def _listen_to_ctrl_c() -> None:
+    """Take Ctrl+C back when it was inherited as ignored (a shell's background job does that):
+    a person's Ctrl+C, or a SIGINT sent on purpose, must always stop the app and ``run``."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
+    _listen_to_ctrl_c()
     args = _parser().parse_args(argv)
     for name in _PROFILE_FLAGS:
         if not hasattr(args, name):
