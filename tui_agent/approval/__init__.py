@@ -8,6 +8,7 @@ from .approver import (
     UnknownApproveOptionError,
 )
 from .decision import Decision, approve, cancel, deny, edit
+from .launchers import LAUNCHERS, prefix_refusal
 from .policy import ApprovalMode, ApprovalPolicy
 from .rules import (
     COMMAND_ARGUMENT,
@@ -25,6 +26,7 @@ from .shell_words import command_words, is_compound_command, prefix_matches
 __all__ = [
     "COMMAND_ARGUMENT",
     "HEADLESS_MODES",
+    "LAUNCHERS",
     "SHELL_TOOL",
     "AllowCommand",
     "AllowCommandPrefix",
@@ -46,5 +48,6 @@ __all__ = [
     "edit",
     "is_compound_command",
     "prefix_matches",
+    "prefix_refusal",
     "rule_for_call",
 ]

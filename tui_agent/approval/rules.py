@@ -2,7 +2,9 @@
 
 ``run_command`` is never allowed as a whole tool: pressing "t" on it remembers the exact command
 line (``AllowCommand``), and a prefix rule (``AllowCommandPrefix``) covers a simple command starting
-with the given words. Use approval mode ``auto-all`` to allow every command.
+with the given words. No prefix rule covers an interpreter or a launcher (``launchers``): it is
+refused when made, and never matches even if one is built around that check. Use approval mode
+``auto-all`` to allow every command.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .shell_words import is_compound_command, prefix_matches
+from .launchers import guarded_option, prefix_refusal
+from .shell_words import command_words, is_compound_command, prefix_matches
 
 SHELL_TOOL = "run_command"
 COMMAND_ARGUMENT = "command"  # the run_command argument that holds the command line
@@ -75,6 +78,9 @@ class AllowCommandPrefix:
                 f"the command prefix {self.text!r} contains shell operators; a prefix must be "
                 "plain words such as: git status"
             )
+        refusal = prefix_refusal(self.words)
+        if refusal is not None:
+            raise RuleError(refusal)
 
     @classmethod
     def parse(cls, text: str) -> AllowCommandPrefix:
@@ -96,11 +102,13 @@ class AllowCommandPrefix:
 
     def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
         command = arguments.get(COMMAND_ARGUMENT)
-        return (
-            tool_name == SHELL_TOOL
-            and isinstance(command, str)
-            and prefix_matches(self.words, command)
-        )
+        if tool_name != SHELL_TOOL or not isinstance(command, str):
+            return False
+        if not prefix_matches(self.words, command) or prefix_refusal(self.words) is not None:
+            return False
+        # Checked again here, whatever made the rule: an option that runs a command never matches.
+        words = command_words(command)
+        return words is not None and guarded_option(words) is None
 
 
 Rule = AllowTool | AllowCommand | AllowCommandPrefix

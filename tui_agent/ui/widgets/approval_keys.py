@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ...approval.decision import Decision
+from ...approval.launchers import guarded_option, prefix_refusal
 from ...approval.rules import SHELL_TOOL, AllowCommand, AllowCommandPrefix, Rule
 from ...approval.shell_words import command_words
 from ..sanitize import safe_text
@@ -27,13 +28,23 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
 def default_prefix(command: str) -> str | None:
     """The prefix offered for a command: its first word, and a subcommand if one follows.
 
-    None when no prefix rule could match the command (shell operators, several lines).
+    None when no prefix rule could match the command (shell operators, several lines, an
+    interpreter or launcher, an option that runs a command): ``no_prefix_reason`` says why.
     """
     words = command_words(command)
-    if not words:
+    if not words or guarded_option(words) is not None:
         return None
     chosen = words[:2] if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]) else words[:1]
-    return shlex.join(chosen)
+    return None if prefix_refusal(chosen) is not None else shlex.join(chosen)
+
+
+def no_prefix_reason(command: object) -> str:
+    """Why ``default_prefix`` offers nothing for this run_command argument (shown on ``p``)."""
+    words = command_words(command) if isinstance(command, str) else None
+    if not words:
+        return "a prefix rule never matches a command with shell operators or several lines"
+    chosen = words[:2] if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]) else words[:1]
+    return guarded_option(words) or prefix_refusal(chosen) or "no prefix rule fits this command"
 
 
 def prefix_rule(text: str, arguments: Mapping[str, Any]) -> AllowCommandPrefix | str:
@@ -43,7 +54,9 @@ def prefix_rule(text: str, arguments: Mapping[str, Any]) -> AllowCommandPrefix |
     except ValueError as exc:  # RuleError, or shlex on a quote it cannot close
         return str(exc)
     if not rule.matches(SHELL_TOOL, arguments):
-        return f"this command does not start with: {rule.text}"
+        command = arguments.get("command")
+        words = command_words(command) if isinstance(command, str) else None
+        return (words and guarded_option(words)) or f"this command does not start with: {rule.text}"
     return rule
 
 

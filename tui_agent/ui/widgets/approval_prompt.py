@@ -34,6 +34,7 @@ from .approval_keys import (
     default_prefix,
     describe_decision,
     key_pairs,
+    no_prefix_reason,
     prefix_rule,
 )
 from .folded_text import FoldedText
@@ -219,7 +220,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
     async def _open_prefix(self) -> None:
         if self._prefix is None:
             if self.request.tool_name == SHELL_TOOL:
-                why = "a prefix rule never matches a command with shell operators or several lines"
+                why = no_prefix_reason(self.request.arguments.get("command"))
             else:
                 why = f"prefix rules are for {SHELL_TOOL} only"
             self._set_line("#error", why)
