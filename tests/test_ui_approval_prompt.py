@@ -201,6 +201,14 @@ async def test_prefix_shows_the_rule_before_keeping_it(workspace: Path) -> None:
     [
         (make_request("run_command", {"command": "git pull && make"}), "shell operators"),
         (READ, "prefix rules are for run_command only"),
+        (
+            make_request("run_command", {"command": "bash -c 'touch a; touch b'"}),
+            "bash runs code or a command given in its arguments",
+        ),
+        (
+            make_request("run_command", {"command": "find . -exec touch a {} +"}),
+            "-exec makes find run a command",
+        ),
     ],
 )
 async def test_prefix_is_refused_where_it_could_never_match(
