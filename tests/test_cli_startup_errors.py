@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -110,3 +111,137 @@ def test_usage_lines_show_subcommands_as_optional() -> None:
     ).stdout
     first = " ".join(help_text.split("\n\n", 1)[0].split())
     assert first.endswith("[ACTION ...]"), first
+
+
+def _run_app_and_quit(args: list[str], root: Path, send: bytes) -> tuple[int, str]:
+    """Start the app on a pseudo-terminal, type ``send``, wait, then Ctrl+Q."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(root)
+        env = _env(root) | {"TUI_AGENT_DEMO_PACE": "0"}
+        os.execve(sys.executable, [sys.executable, "-m", "tui_agent", *args], env)
+    out = bytearray()
+    began = time.monotonic()
+    sent = quit_sent = False
+    try:
+        while time.monotonic() - began < 60:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            elapsed = time.monotonic() - began
+            if not sent and elapsed > 3:
+                os.write(fd, send)
+                sent = True
+            elif sent and not quit_sent and elapsed > 7:
+                os.write(fd, b"\x11")  # Ctrl+Q
+                quit_sent = True
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail(f"the app did not end: {bytes(out[-400:])!r}")
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def test_quitting_says_how_to_resume_and_resuming_says_which_session(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    code, out = _run_app_and_quit(["--workspace", str(workspace)], tmp_path, b"hello\r")
+    assert code == 0, out[-500:]
+    line = _last_line(out)
+    assert line.startswith("to resume this session: tui-agent -r "), line
+    session_id = line.rsplit(" ", 1)[-1]
+    sessions = list((tmp_path / "data" / "tui-agent" / "sessions").glob("*.jsonl"))
+    assert [p.stem for p in sessions] == [session_id]
+
+    # Opening and leaving without a word keeps no session and prints no resume line.
+    code, out = _run_app_and_quit(["--workspace", str(workspace)], tmp_path, b"")
+    assert code == 0 and "to resume this session" not in out
+
+
+def test_resume_notices_name_the_session_and_a_fork_origin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from tui_agent.agent.host import open_host
+    from tui_agent.agent.host_options import HostOptions
+    from tui_agent.approval.approver import HeadlessApprover
+
+    env = _env(tmp_path) | {"TUI_AGENT_DEMO_PACE": "0"}
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, env[name])
+    for name in [n for n in os.environ if n.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui_agent", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=workspace,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout
+
+    cli("run", "hello there", "--workspace", str(workspace))
+    source = json.loads(cli("sessions", "--json"))[0]["id"]
+    fork = cli("sessions", "fork", source, "--at", "1").strip()
+
+    async def notices(session: str) -> list[str]:
+        options = HostOptions(profile="demo", workspace=str(workspace), resume=session)
+        host = await open_host(options, HeadlessApprover("never"))
+        try:
+            return [notice.text for notice in host.notices]
+        finally:
+            await host.close()
+
+    shown = asyncio.run(notices(source))
+    assert f"resumed session {source}: hello there (2 messages)" in shown
+    shown = asyncio.run(notices(fork))
+    assert f"resumed session {fork}: fork of hello there at message 1 (1 messages)" in shown
+    assert f"forked from {source} at message 1" in shown
+
+
+def test_an_unreadable_workspace_is_said_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from tui_agent.agent.host import open_host
+    from tui_agent.agent.host_options import HostOptions
+    from tui_agent.approval.approver import HeadlessApprover
+
+    if os.geteuid() == 0:
+        pytest.skip("root reads every folder; the check uses os.access")
+    env = _env(tmp_path)
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, env[name])
+    workspace = tmp_path / "locked"
+    workspace.mkdir(mode=0o000)
+
+    async def notices() -> list[str]:
+        options = HostOptions(profile="demo", workspace=str(workspace))
+        host = await open_host(options, HeadlessApprover("never"))
+        try:
+            return [notice.text for notice in host.notices]
+        finally:
+            await host.close()
+
+    try:
+        assert any("cannot be read" in text for text in asyncio.run(notices()))
+    finally:
+        workspace.chmod(0o700)

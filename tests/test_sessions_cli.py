@@ -234,7 +234,7 @@ def test_a_fork_of_a_call_without_result_is_repaired(home: Cli) -> None:
     assert len(messages_from_records(home.store.load(source).records)[1]) == 1
 
 
-def test_a_fork_at_a_user_message_ends_with_it_and_keeps_an_explicit_title(home: Cli) -> None:
+def test_a_fork_at_a_user_message_ends_with_it_and_is_titled_a_fork(home: Cli) -> None:
     source = home.session("one", "two", "three")
     assert home.main("sessions", "rename", source, "Numbers").code == 0
     out = home.main("sessions", "fork", source, "--at", "3")
@@ -245,9 +245,9 @@ def test_a_fork_at_a_user_message_ends_with_it_and_keeps_an_explicit_title(home:
         "answer to one",
         "two",
     ]
-    # The rename stays behind (it was the source's), but the fork is still called that.
+    # The rename stays behind (it was the source's); the fork's title says what it is.
     assert not any(isinstance(r, NoteRecord) and r.kind == "rename" for r in fork.records)
-    assert fork.title == "Numbers" and fork.header.title == "Numbers"
+    assert fork.title == "fork of Numbers at message 3" == fork.header.title
 
 
 def test_fork_from_a_path_outside_the_folder(home: Cli, tmp_path: Path) -> None:

@@ -6,7 +6,11 @@ import argparse
 import json
 import signal
 import sys
-from typing import BinaryIO, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, NoReturn
+
+if TYPE_CHECKING:
+    from .ui.app import TuiAgentApp
 
 EXIT_COMPLETE = 0
 EXIT_UNUSABLE = 1
@@ -226,7 +230,18 @@ def _run_app(args: argparse.Namespace) -> int:
         line = " ".join(part.strip() for part in app.startup_error.splitlines() if part.strip())
         print(f"tui-agent: {visible_line(line)}", file=sys.stderr)
         return EXIT_UNUSABLE
+    _say_how_to_come_back(app)
     return EXIT_COMPLETE
+
+
+def _say_how_to_come_back(app: TuiAgentApp) -> None:
+    """After the app: the command that resumes the session it left (when one was kept)."""
+    host = app.host
+    if host is None:
+        return
+    path = getattr(host.writer, "path", None)
+    if isinstance(path, Path) and path.exists():
+        print(f"to resume this session: tui-agent -r {host.writer.session_id}", file=sys.stderr)
 
 
 if __name__ == "__main__":

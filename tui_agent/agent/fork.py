@@ -61,23 +61,15 @@ def records_through(records: Sequence[Any], at: int) -> list[Any]:
     return list(records)
 
 
-def explicit_title(loaded: LoadedSession) -> str | None:
-    """The title the user gave the session (its last rename, else its header's), if any."""
-    title = loaded.header.title
-    for record in loaded.records:
-        if isinstance(record, NoteRecord) and record.kind == "rename":
-            title = record.text
-    return title
-
-
 def fork_session(
     store: SessionStore, source: str, at: int, title: str | None = None
 ) -> tuple[Fork, LoadedSession]:
     """Write a fork of ``source`` (an id, a unique prefix or a path) at message ``at``.
 
-    The fork's title is ``title``, else the source's explicit title, else (as for any session)
-    its first user message. Raises SessionError (with a message for the user) on any failure;
-    a fork that could not be written completely is removed.
+    The fork's title is ``title``, else "fork of TITLE at message N", TITLE being the source's
+    (its rename, header title or first user message), so a fork says what it is in every
+    list. Raises SessionError (with a message for the user) on any failure; a fork that could
+    not be written completely is removed.
     """
     loaded = store.load(source)
     kept = [
@@ -92,7 +84,7 @@ def fork_session(
         protocol=header.protocol,
         model=header.model,
         workspace=header.workspace,
-        title=title if title is not None else explicit_title(loaded),
+        title=title if title is not None else f"fork of {loaded.title} at message {at}",
     )
     with writer:
         for record in kept:

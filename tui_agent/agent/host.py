@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,9 @@ from ..config import (
 from ..config.secrets import key_values
 from ..conversation import Message
 from ..logs import add_log_secret
-from ..session import Redactor, SessionStore
+from ..session import LoadedSession, Redactor, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
-from ..session.records import AssistantRecord, NoteRecord
+from ..session.records import AssistantRecord, NoteRecord, UserRecord
 from ..stream.usage import tokens_in
 from .events import Notice
 from .history import messages_from_records
@@ -153,12 +154,19 @@ async def open_host(
         for record in repairs:
             writer.append(record, sync=True)
         notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
+        notices += resume_notices(loaded)
     else:
         writer = store.create(
             profile=profile.name,
             protocol=profile.protocol,
             model=profile.model,
             workspace=str(workspace),
+        )
+    if not os.access(workspace, os.R_OK | os.X_OK):
+        notices.append(
+            Notice(
+                f"the workspace {workspace} cannot be read: tools that use it will fail", "warning"
+            )
         )
     prompt = system_prompt(profile, config, workspace)
     if prompt.agents_file is not None:
@@ -198,3 +206,15 @@ async def open_host(
         created=resume is None,
         tokens=tokens,
     )
+
+
+def resume_notices(loaded: LoadedSession) -> list[Notice]:
+    """What a resumed session says first: which one it is, and where a fork came from."""
+    messages = sum(isinstance(r, UserRecord | AssistantRecord) for r in loaded.records)
+    shown = [Notice(f"resumed session {loaded.id}: {loaded.title} ({messages} messages)")]
+    shown += [
+        Notice(record.text)
+        for record in loaded.records
+        if isinstance(record, NoteRecord) and record.kind == "fork"
+    ]
+    return shown

@@ -12,7 +12,7 @@ SESSION_ARG = "an id, a unique prefix of one, or the path of a session file"
 def add_session_commands(commands: Any) -> argparse.ArgumentParser:
     """Add ``sessions`` (with ``rename``, ``delete``, ``fork``) and ``export`` to ``commands``
     (the root parser's subparsers); returns the ``sessions`` parser."""
-    sessions = commands.add_parser(
+    sessions: argparse.ArgumentParser = commands.add_parser(
         "sessions",
         help="list saved sessions; rename, delete or fork one",
         description="List saved sessions, most recently updated first: id, last update, "
