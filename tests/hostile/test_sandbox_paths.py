@@ -2,10 +2,11 @@
 
 Each attack is tried on every file tool (read_file, list_dir, search_text, write_file,
 edit_file): `..`, absolute paths, `~`, a sibling folder sharing the workspace's name as a
-prefix, a symlink out as the last component, a symlinked parent folder, and a symlink swapped in
-after the sandbox check (the open must not follow it). Writes to the app's own config and
-session folders are refused even when those folders lie inside the workspace. Every refusal is
-an error result, nothing outside changes, and no secret comes back.
+prefix, a symlink out as the last component, a symlinked parent folder, a symlink swapped in
+after the sandbox check (the open must not follow it), and a hard link to a file outside (made
+before the call or swapped in after the check: no tool reads, edits or replaces it). Writes to
+the app's own config and session folders are refused even when those folders lie inside the
+workspace. Every refusal is an error result, nothing outside changes, and no secret comes back.
 """
 
 from __future__ import annotations
@@ -196,6 +197,61 @@ async def test_symlink_swapped_in_after_the_check_is_not_followed(
     if tool != "write_file":
         # write_file may replace the link itself with a new file; nothing else may succeed.
         assert output.is_error or "no matches" in output.text, output
+
+
+# A hard link is the outside file under an inside name: no path check can see where else it is.
+LINK_TOOLS = ["read_file", "search_text", "write_file", "edit_file"]
+
+
+def hard_link_out(layout: Layout, name: str = "hard.txt") -> Path:
+    link = layout.ws / "real" / name
+    os.link(layout.outside / "secret.txt", link)
+    return link
+
+
+@pytest.mark.parametrize("tool", LINK_TOOLS)
+async def test_a_hard_link_to_a_file_outside_is_neither_read_nor_changed(
+    layout: Layout, tool: str
+) -> None:
+    link = hard_link_out(layout)
+    before = layout.fingerprint()
+    output = await call(REGISTRY, layout.ctx, tool, arguments(tool, "real/hard.txt"))
+    assert SECRET not in output.text, output
+    assert output.is_error or tool == "search_text", output
+    assert "hard links" in output.text, output
+    assert layout.fingerprint() == before
+    assert link.read_text() == f"{SECRET}\n" and link.stat().st_nlink == 2  # left as it was
+
+
+async def test_a_whole_workspace_search_skips_hard_links_with_a_note(layout: Layout) -> None:
+    hard_link_out(layout)
+    (layout.ws / "real" / "own.txt").write_text("a SECRET of the workspace's own\n")
+    output = await call(REGISTRY, layout.ctx, "search_text", '{"pattern": "SECRET"}')
+    assert output.text.splitlines() == [
+        "real/own.txt:1: a SECRET of the workspace's own",
+        "[search_text: 1 files with several hard links skipped: another of their names may be "
+        "outside the workspace]",
+    ]
+
+
+@pytest.mark.parametrize("tool", ["read_file", "edit_file"])
+async def test_a_hard_link_swapped_in_after_the_check_is_refused(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
+    inside = layout.ws / "real" / "secret.txt"
+    inside.write_text("SECRET-looking but inside\n")
+
+    def swap() -> None:
+        inside.unlink()
+        os.link(layout.outside / "secret.txt", inside)
+
+    seen = swap_after_check(monkeypatch, MODULES[tool], swap)
+    before = layout.fingerprint()
+    output = await call(REGISTRY, layout.ctx, tool, arguments(tool, "real/secret.txt"))
+    assert seen == ["real/secret.txt"], "the swap never happened"
+    assert output.is_error and "hard links" in output.text, output
+    assert SECRET not in output.text
+    assert layout.fingerprint() == before
 
 
 # The app's own folders: refused even when they lie inside the workspace.

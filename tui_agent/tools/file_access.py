@@ -5,6 +5,11 @@ The sandbox resolves a path to a real path with no symlink in it. Every open her
 path down from the workspace one folder descriptor at a time with ``O_NOFOLLOW``, so a folder or
 file swapped for a symlink after the check (by a command still running in the background, say)
 is refused instead of followed out of the workspace.
+
+A regular file with more than one hard link is refused too (read, edited or replaced): a hard
+link is the same file under another name, and that name may be outside the workspace, where no
+path check can see it. Whether it is cannot be known without searching every file system, so no
+file tool touches such a file.
 """
 
 from __future__ import annotations
@@ -37,12 +42,23 @@ def open_regular_file(path: Path, shown: str, workspace: Path) -> BinaryIO:
         raise ToolFailure(f"{shown} is a directory") from None
     except OSError as exc:
         raise ToolFailure(describe_os_error(exc, shown)) from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
         os.close(fd)
-        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        kind = "a directory" if stat.S_ISDIR(status.st_mode) else "not a regular file"
         raise ToolFailure(f"{shown} is {kind}")
+    if status.st_nlink > 1:
+        os.close(fd)
+        raise ToolFailure(hard_link_refusal(shown, status.st_nlink))
     return os.fdopen(fd, "rb")
+
+
+def hard_link_refusal(shown: str, links: int) -> str:
+    """Why a file with several hard links is neither read nor changed."""
+    return (
+        f"{shown} has {links} hard links: the same file may be reachable outside the workspace "
+        "under another name, so the file tools neither read nor change it"
+    )
 
 
 def open_folder(path: Path, workspace: Path) -> int:
@@ -66,21 +82,24 @@ def make_folders(path: Path, workspace: Path) -> None:
         os.close(fd)
 
 
-def write_atomically(target: Path, data: bytes, workspace: Path) -> None:
+def write_atomically(target: Path, data: bytes, workspace: Path, shown: str = "") -> None:
     """Replace ``target`` (resolved, inside ``workspace``) with ``data`` all at once: readers see
     the old file or the new one.
 
     A temporary file in the same folder is written, synced and renamed over the target; a
     symlink at the target is replaced, never followed. An existing file keeps its permission
-    bits; a new one gets the usual umask-based mode.
+    bits; a new one gets the usual umask-based mode. A file with several hard links is refused
+    (``shown`` names it in the error).
     """
     with folder_of(target, workspace) as (folder, name):
         try:
-            old_mode: int | None = stat.S_IMODE(
-                os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
-            )
+            old = os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
-            old_mode = None
+            old_mode: int | None = None
+        else:
+            if stat.S_ISREG(old.st_mode) and old.st_nlink > 1:
+                raise ToolFailure(hard_link_refusal(shown or target.name, old.st_nlink))
+            old_mode = stat.S_IMODE(old.st_mode)
         temporary = f".tui-agent-{secrets.token_hex(6)}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temporary, flags, 0o666, dir_fd=folder)

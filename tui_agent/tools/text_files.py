@@ -12,7 +12,8 @@ NUL character (which match lines never contain).
 
 The search walks by directory file descriptors and opens every entry with ``O_NOFOLLOW``, so a
 folder or file swapped for a symlink while it runs is refused, never followed out of the
-workspace.
+workspace. A file with more than one hard link is skipped and counted: another of its names may be
+outside the workspace (see ``file_access``).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class _Search:
         self.files_with_matches = 0
         self.skipped_binary = 0
         self.unreadable = 0
+        self.hard_linked = 0
         self.output_bytes = 0
         self.stopped: str | None = None
 
@@ -109,6 +111,7 @@ class _Search:
             "files_with_matches": self.files_with_matches,
             "skipped_binary": self.skipped_binary,
             "unreadable": self.unreadable,
+            "hard_linked": self.hard_linked,
             "stopped": self.stopped,
         }
 
@@ -170,7 +173,11 @@ class _Search:
             return
         try:
             with open(fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                status = os.fstat(handle.fileno())
+                if not stat.S_ISREG(status.st_mode):
+                    return
+                if status.st_nlink > 1:
+                    self.hard_linked += 1
                     return
                 if is_binary_file(handle):
                     self.skipped_binary += 1

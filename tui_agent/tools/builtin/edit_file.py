@@ -55,7 +55,7 @@ def edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
     start = text.index(args.old)
     updated = text[:start] + args.new + text[start + len(args.old) :]
     encoded = updated.encode("utf-8")
-    write_atomically(path, encoded, ctx.workspace)
+    write_atomically(path, encoded, ctx.workspace, shown)
     line = text.count("\n", 0, start) + 1
     return ToolOutput(f"edited {shown} at line {line}: now {len(encoded):,} bytes")
 

@@ -92,6 +92,11 @@ def _report(matches: str, summary: dict[str, object], pattern: str, shown: str) 
         notes.append(f"{summary['skipped_binary']} binary files skipped")
     if summary["unreadable"]:
         notes.append(f"{summary['unreadable']} files or folders could not be read")
+    if summary.get("hard_linked"):
+        notes.append(
+            f"{summary['hard_linked']} files with several hard links skipped: another of their "
+            "names may be outside the workspace"
+        )
     text = matches or f"no matches for {pattern!r} in {shown}\n"
     notes_text = "".join(f"[search_text: {note}]\n" for note in notes)
     return ToolOutput((text + notes_text).rstrip("\n"))
@@ -111,7 +116,8 @@ SEARCH_TEXT = ToolSpec(
     description=(
         "Search the text files under a path (default: the whole workspace) for lines matching "
         "a Python regular expression. Returns 'path:line: text' per match. Binary files, .git "
-        f"and symbolic links are skipped; at most {MAX_MATCHES} matches are returned."
+        f"symbolic links and files with several hard links are skipped; at most {MAX_MATCHES} "
+        "matches are returned."
     ),
     args_model=SearchTextArgs,
     risk=Risk.READ,

@@ -41,7 +41,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolFailure(f"{shown} is a directory")
     existed = target.exists()
     data = args.content.encode("utf-8")
-    write_atomically(target, data, ctx.workspace)
+    write_atomically(target, data, ctx.workspace, shown)
     verb = "replaced" if existed else "created"
     folders = " (and its missing folders)" if created_folders else ""
     size = "1 byte" if len(data) == 1 else f"{len(data):,} bytes"
