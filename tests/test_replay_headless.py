@@ -148,9 +148,13 @@ def test_an_unknown_id_or_unreadable_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_text_is_built_from_the_replay_script(tmp_path: Path) -> None:
-    loaded = SessionStore(tmp_path).load(str(written_session(tmp_path)))
+    path = written_session(tmp_path)
+    loaded = SessionStore(tmp_path).load(str(path))
     script = ReplayScript.from_records(loaded.records, loaded.problems)
-    assert transcript_text(script) == transcript_text(script)
+    # What `replay --headless` prints is the script's transcript under the three head lines.
+    out = printed(path, tmp_path)
+    assert out == transcript_text(script, out.splitlines()[:3])
+    assert out.splitlines()[2] == "" and out.splitlines()[3] == "user: read notes.txt"
     assert transcript_text(script, ["head"]).startswith("head\nuser: read notes.txt\n")
 
 
