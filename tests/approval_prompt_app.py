@@ -7,12 +7,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tui_agent.approval import ApprovalRequest, Decision
 from tui_agent.tools.arguments import arguments_digest, canonical_json
+from tui_agent.ui.arming import KeyClock
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 
 RISKS = {"read_file": "read", "write_file": "write", "edit_file": "write", "run_command": "execute"}
@@ -53,6 +55,12 @@ class PromptApp(App[None]):
         self.decoy_input = decoy_input
         self.decisions: list[Decision] = []
         self.future: asyncio.Future[Decision] | None = None
+        self.key_clock = KeyClock()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.key_clock.pressed()  # as TuiAgentApp does
+        await super().on_event(event)
 
     def compose(self) -> ComposeResult:
         if self.decoy_input:

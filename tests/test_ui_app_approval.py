@@ -23,6 +23,7 @@ from .ui_app_helpers import (
     make_env,
     running,
     send,
+    wait_for,
     wait_idle_agent,
     wait_text,
 )
@@ -93,6 +94,8 @@ async def test_r_denies_with_the_reason_typed(env: AppEnv) -> None:
             prompt = await armed_prompt(pilot)
             await pilot.press("r")
             assert prompt.mode == "reason"
+            # The reason field arms as the prompt does: keys right after it opened decide nothing.
+            await wait_for(pilot, lambda: prompt.armed, "the reason field to arm")
             await pilot.press(*_keys(reason), "enter")
             await wait_idle_agent(pilot)
             assert reason in screen_text(app)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ..agent.host_options import HostOptions
+from .arming import KeyClock
 from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
@@ -61,6 +62,7 @@ class TuiAgentApp(SafeApp):
         self.host: SessionHost | None = None
         self.router: Any = None
         self.busy = False
+        self.key_clock = KeyClock()  # when the person last typed: see arming
         self._theme_name = theme_name
         self._debug = debug
         # Set when the configuration, the profile or the session to resume cannot be used.
@@ -88,6 +90,20 @@ class TuiAgentApp(SafeApp):
         # Only once the first frame is on screen: the boot imports httpx, pydantic, the
         # providers and the tools, and would otherwise delay it by their whole import time.
         self._boot()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.key_clock.pressed()  # before any widget gets the key
+        await super().on_event(event)
+
+    def action_focus_next(self) -> None:
+        """Tab: to a waiting approval prompt first, from anywhere on the main screen."""
+        prompts = [p for p in self.screen.query("ApprovalPrompt") if not p.disabled]
+        focused = self.focused
+        if prompts and not (focused is not None and prompts[0] in (focused, *focused.ancestors)):
+            prompts[0].focus()
+            return
+        super().action_focus_next()
 
     # -- start and stop ---------------------------------------------------------------------
 

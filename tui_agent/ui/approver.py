@@ -24,8 +24,8 @@ class UIApprover:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         prompt = ApprovalPrompt(request, workspace=host.workspace, future=future)
         bottom = self.app.query_one("#bottom")
+        # The prompt takes focus itself, once the person is not typing (see its module).
         await bottom.mount(prompt, before=0)
-        prompt.focus()
         self.app.query_one("#transcript").scroll_end(animate=False)
         try:
             return await future

@@ -86,7 +86,8 @@ def key_pairs(mode: str, *, kept: Rule | None, prefix: bool, rest: bool) -> list
 
 
 class KeyHints(Widget):
-    """The line of keys, wrapped between pairs (never inside one); "…" leads it while arming."""
+    """The line of keys, wrapped between pairs (never inside one); "…" leads it while arming;
+    a note above it says why the keys do not work yet (the prompt waits for a pause in typing)."""
 
     DEFAULT_CSS = """
     KeyHints { height: auto; }
@@ -96,10 +97,14 @@ class KeyHints(Widget):
         super().__init__(id=id)
         self._pairs: list[KeyPair] = []
         self._arming = False
+        self._note = ""
         self._message: Text | None = None
 
-    def show_keys(self, pairs: list[KeyPair], *, arming: bool) -> None:
-        self._pairs, self._arming, self._message = pairs, arming, None
+    def show_keys(self, pairs: list[KeyPair], *, arming: bool, note: str = "") -> None:
+        shown = (pairs, arming, note, None)
+        if shown == (self._pairs, self._arming, self._note, self._message):
+            return
+        self._pairs, self._arming, self._note, self._message = pairs, arming, note, None
         self.refresh(layout=True)
 
     def show_message(self, message: Text) -> None:
@@ -110,8 +115,9 @@ class KeyHints(Widget):
         if self._message is not None:
             return self._message
         width = max(self.size.width, 20)
-        line = Text("…" if self._arming else "")
-        current = line.cell_len  # cells on the line being filled
+        line = Text.assemble((self._note, "bold"), "\n") if self._note else Text()
+        line.append("…" if self._arming else "")
+        current = 1 if self._arming else 0  # cells on the line being filled
         for key, label in self._pairs:
             pair = Text.assemble((f" {key} ", _KEY_STYLE), " ", safe_text(label))
             if current and current + 2 + pair.cell_len > width:

@@ -1,9 +1,15 @@
 """The approval prompt: one tool call shown in full, answered by a single key.
 
-Keys are taken only while the prompt (or one of its inputs) has focus, and only once it is armed:
-``arming_delay`` seconds after the call's preview appeared, so a key typed before the prompt
-showed up approves nothing. The prompt resolves exactly once: it posts ``Decided`` and resolves
-the optional future, then disables itself. Removed undecided, it resolves the future with
+Typing never decides (see ``attention``): while the person types, the prompt waits and keys keep
+going to the message box; it takes focus after a pause in typing (or at once when nobody was
+typing, or by Tab). Keys are taken only while the prompt (or one of its inputs) has focus, and
+decide only once it is armed: ``arming_delay`` seconds after the preview is shown and the prompt
+has focus, started over by every key pressed meanwhile, and again whenever one of its inputs
+(reason, prefix, edit) opens or closes. A typing key that reaches it while arming, after it took
+focus by itself, goes back to the message box.
+
+The prompt resolves exactly once: it posts ``Decided`` and resolves the optional future, then
+disables itself. Removed undecided, it resolves the future with
 ``cancel()`` so the agent never waits on a prompt nobody can answer.
 """
 
@@ -37,6 +43,7 @@ from .approval_keys import (
     no_prefix_reason,
     prefix_rule,
 )
+from .attention import Attention
 from .folded_text import FoldedText
 
 Mode = Literal["loading", "choose", "reason", "prefix", "edit", "decided"]
@@ -101,7 +108,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self._tool_context = ToolContext(workspace=workspace, protected=protected)
         self._future = future
         self._mode: Mode = "loading"
-        self._armed = False
+        self._attention = Attention(self, arming_delay, self._refresh_hints)
         self._decision: Decision | None = None
         command = request.arguments.get("command") if request.tool_name == SHELL_TOOL else None
         self._prefix = default_prefix(command) if isinstance(command, str) else None
@@ -114,8 +121,13 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     @property
     def armed(self) -> bool:
-        """True once the preview is shown and the arming delay has passed."""
-        return self._armed
+        """True once the preview is shown and the prompt has been attended for the arming delay."""
+        return self._mode not in ("loading", "decided") and self._attention.armed()
+
+    @property
+    def waiting(self) -> bool:
+        """True while the prompt waits for a pause in typing to take focus."""
+        return self._attention.waiting
 
     @property
     def mode(self) -> Mode:
@@ -143,8 +155,10 @@ class ApprovalPrompt(Vertical, can_focus=True):
     def on_mount(self) -> None:
         self._refresh_hints()
         self.run_worker(self._load_preview(), group="preview", exclusive=True)
+        self._attention.mount()
 
     def on_unmount(self) -> None:
+        self._attention.unmount()
         if self._future is not None and not self._future.done():
             self._future.set_result(cancel())
 
@@ -161,22 +175,21 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.query_one(FoldedText).update(preview.body)
         self._set_line("#notes", "\n".join(preview.notes))
         self._mode = "choose"
-        if self.arming_delay > 0:
-            self.set_timer(self.arming_delay, self._arm)
-        else:  # a timer of 0 s is refused by Textual
-            self._arm()
-
-    def _arm(self) -> None:
-        self._armed = True
-        self.remove_class("-arming")
+        self._attention.restart()  # the arming delay runs from the moment the call is shown
         self._refresh_hints()
 
     async def on_key(self, event: events.Key) -> None:
         key = event.key
+        decides = self._attention.key() and self._mode != "loading"
+        typed = key not in SCROLL_KEYS and not decides and self._mode in ("loading", "choose")
+        if typed and self._attention.give_back(event):  # typed for the message box
+            event.stop()
+            event.prevent_default()
+            return
         if self._mode == "choose":
             if key in SCROLL_KEYS:
                 self._scroll(key)
-            elif self._armed and key in CHOICE_KEYS:
+            elif decides and key in CHOICE_KEYS:
                 await self._choose(key)
             elif not (event.is_printable or key in (*_BACK_KEYS, "enter")):
                 return  # tab and the like still move focus
@@ -184,7 +197,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
             if key in _BACK_KEYS:
                 await self._back_to_choice()
             elif key == "ctrl+s" and self._mode == "edit":
-                self._submit_edit()
+                if decides:
+                    self._submit_edit()
             else:
                 return
         elif self._mode == "loading" and not (event.is_printable or key in _BACK_KEYS):
@@ -235,14 +249,16 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self._mode = mode
         widget.add_class("-editor")
         await self.mount(widget, before="#error")
-        widget.focus()
+        self.screen.set_focus(widget)
+        self._attention.restart()
         self._refresh_hints()
 
     async def _back_to_choice(self) -> None:
         await self.query(".-editor, #rule").remove()
         self._mode = "choose"
         self._set_line("#error", "")
-        self.focus()
+        self.screen.set_focus(self)
+        self._attention.restart()
         self._refresh_hints()
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -252,6 +268,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if not self.armed:  # Enter came right after the input opened, or while typing
+            return
         if event.input.id == "reason" and self._mode == "reason":
             self._resolve(deny(event.value.strip() or None))
         elif event.input.id == "prefix" and self._mode == "prefix":
@@ -287,6 +305,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
             return
         self._decision = decision
         self._mode = "decided"
+        self._attention.done()
         if self._future is not None and not self._future.done():
             self._future.set_result(decision)
         self.post_message(self.Decided(self, decision))
@@ -320,7 +339,16 @@ class ApprovalPrompt(Vertical, can_focus=True):
             prefix=self._prefix is not None,
             rest=self.request.position < self.request.total,
         )
-        self.query_one(KeyHints).show_keys(pairs, arming=not self._armed)
+        if self._mode == "decided":
+            return
+        armed = self.armed
+        self.set_class(not armed, "-arming")
+        note = ""
+        if self._attention.waiting:
+            note = "keep typing — press Tab to answer, or pause 1 s"
+        elif not self._attention.attended():
+            note = "press Tab to answer"
+        self.query_one(KeyHints).show_keys(pairs, arming=not armed, note=note)
 
 
 def _css_name(risk: str) -> str:

@@ -1,0 +1,110 @@
+"""Keys typed for something else never decide: when the person last typed, and arming.
+
+A person typing a message does not look at what appears on the screen, and a key that arrives
+while they type, or right after focus moved, was meant for where focus used to be. Two small
+pieces, free of widgets, hold the rule for every place that decides something with one key:
+
+- ``KeyClock``: when a key was last pressed anywhere in the app, and who wants to hear of each
+  key before it is delivered. The app feeds it from ``on_event``; ``key_clock`` finds it.
+- ``Arming``: a key decides only once the thing asking has had the person's attention for
+  ``delay`` seconds; a key pressed before that restarts the delay and decides nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+PAUSE_S = 1.0  # no key for this long: the person is not typing
+ARMING_S = 0.4
+
+
+def now() -> float:
+    return time.monotonic()
+
+
+class KeyClock:
+    """When a key was last pressed anywhere in the app; listeners hear of each key first."""
+
+    def __init__(self, pause: float = PAUSE_S) -> None:
+        self.pause = pause
+        self.last = -math.inf
+        self._listeners: list[Callable[[float], None]] = []
+
+    def pressed(self, at: float | None = None) -> None:
+        """A key was pressed (called before the key is delivered to any widget)."""
+        at = now() if at is None else at
+        self.last = at
+        for listener in list(self._listeners):
+            listener(at)
+
+    def typing(self, at: float | None = None) -> bool:
+        """True while the last key is more recent than the pause."""
+        return (now() if at is None else at) - self.last < self.pause
+
+    def listen(self, listener: Callable[[float], None]) -> Callable[[], None]:
+        """Call ``listener(time)`` on every key; returns the function that stops it."""
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return stop
+
+
+def key_clock(app: Any) -> KeyClock:
+    """The app's KeyClock (one is attached, never fed, to an app that has none)."""
+    clock = getattr(app, "key_clock", None)
+    if not isinstance(clock, KeyClock):
+        clock = KeyClock()
+        app.key_clock = clock
+    return clock
+
+
+class Arming:
+    """Armed once attention has lasted ``delay`` seconds with no key pressed during it.
+
+    ``start`` when attention begins (focus arrived, or moved within), ``stop`` when it ends;
+    ``key`` for each key while attended: it says whether that key may decide, and restarts the
+    delay when it may not. Once armed, it stays armed until ``stop`` or ``start``.
+    """
+
+    def __init__(self, delay: float = ARMING_S) -> None:
+        self.delay = delay
+        self._due: float | None = None
+        self._armed = False
+
+    @property
+    def due(self) -> float | None:
+        """When it arms if no key comes first (None when stopped)."""
+        return self._due
+
+    @property
+    def running(self) -> bool:
+        """True between ``start`` and ``stop``."""
+        return self._due is not None
+
+    def start(self, at: float) -> None:
+        self._due = at + self.delay
+        self._armed = False
+
+    def stop(self) -> None:
+        self._due = None
+        self._armed = False
+
+    def armed(self, at: float) -> bool:
+        if self._due is not None and not self._armed and at >= self._due:
+            self._armed = True
+        return self._armed
+
+    def key(self, at: float) -> bool:
+        """A key at ``at``: True when it may decide; else the delay starts over from it."""
+        if self._due is None:
+            return False
+        if self.armed(at):
+            return True
+        self._due = at + self.delay
+        return False
