@@ -27,6 +27,29 @@ from ..approval_prompt_app import screen_lines
 
 C1 = re.compile("[\x80-\x9f]")
 
+# Default_Ignorable_Code_Point, from Unicode 15.1's DerivedCoreProperties.txt (written out here,
+# apart from the sanitizer, so that a range it forgets shows up): nothing a terminal draws.
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+IGNORABLE = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in DEFAULT_IGNORABLE) + "]")
+
 # Textual's own: SGR, absolute cursor moves, the kitty pointer shape.
 _OWN = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[[0-9]+;[0-9]+H|\x1b\]22;[a-z-]+\x07")
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
@@ -46,6 +69,8 @@ PAYLOADS: dict[str, str] = {
     "8-bit C1": "\x9b2J\x9d0;c1-title\x9c\x90+q\x9c\x9f_G\x9c",
     "bidi": "abc\u202e\u2066\u2067\u2068\u2069\u200f\u200e\u061cxyz",
     "zero-width": "pass\u200bw\ufeffo\u2060r\u200cd\u200d!",
+    "default-ignorable": "e\ufe0fm\u034fo\u180bj\u17b4i\u2065!",
+    "default-ignorable 2": "t\ufff0a\U000e0000g\U000e0fffs\U0001d173.",
     "[@click=app.quit]": "[@click=app.quit]QUITNOW[/]",
     "[link=...]": "[link=https://evil.example/]evil[/link]",
     "[/": "[/",
@@ -98,10 +123,12 @@ def stray_sequences(written: str) -> list[str]:
 
 
 def assert_clean(app: App[None], raw_fragments: tuple[str, ...]) -> str:
-    """No untrusted ESC, C1 or C0 byte was written, nor any of ``raw_fragments``."""
+    """No untrusted ESC, C1 or C0 byte was written, nor any of ``raw_fragments``, nor any
+    default-ignorable code point (no payload puts one where ``markdown_safe`` keeps it)."""
     written = output(app)
     assert written, "nothing was written: is the app running with headless=False?"
     assert stray_sequences(written) == []
+    assert [f"U+{ord(char):04X}" for char in IGNORABLE.findall(written)] == []
     assert [f for f in raw_fragments if f in written] == []
     assert C1.findall(written) == []
     return written
