@@ -44,7 +44,8 @@ _SHAPES = (
     ("query", r"[?&](?i:key|api_key|apikey|access_token)=[A-Za-z0-9._~%+/-]{16,}"),
 )
 _SHAPE_FIRST_CHARS = "-sAgxBbXaApP?&"
-# Shapes that must not continue a word: "task-..." is not an "sk-" key.
+# Shapes that must not continue a word: "task-..." is not an "sk-" key. An underscore does not
+# count as part of a word: ids the provider chooses are written "call_sk-...".
 _BOUNDED = {"sk", "aws", "bearer", "header"}
 # Literals (lower case) of which every match contains one: a cheap first test.
 _TRIGGERS = (
@@ -80,6 +81,14 @@ _KEEP = {
 _PEM_MARK = "-----BEGIN PRIVATE KEY-----" + MARK + "-----END PRIVATE KEY-----"
 
 Span = tuple[int, int, str]  # start, end, replacement
+_ESCAPE_BEFORE = re.compile(r"\\(?:[a-z]|u[0-9A-Fa-f]{4})\Z")
+
+
+def _in_word(text: str, start: int) -> bool:
+    """Whether ``start`` continues a word; an escape (``\\n``, ``\\u000a``) ends one."""
+    if start == 0 or not text[start - 1].isalnum():
+        return False
+    return _ESCAPE_BEFORE.search(text, max(0, start - 6), start) is None
 
 
 class Redactor:
@@ -107,18 +116,19 @@ class Redactor:
         # than the full pattern (which needs the exact shapes and the boundary checks).
         if self._trigger.search(text.lower(), max(0, start - 1)) is None:
             return []
-        found = []
+        found: list[Span] = []
         at = start
         search = self._pattern.search
         while (match := search(text, at)) is not None:
             kind = match.lastgroup or ""
             start = match.start()
-            if (
-                kind in _BOUNDED
-                and start > 0
-                and (text[start - 1].isalnum() or text[start - 1] == "_")
-            ):
-                at = start + 1  # a later, overlapping match may still be a real key
+            at = start + 1  # a key may start inside this match and go on past its end
+            if kind in _BOUNDED and _in_word(text, start):
+                continue
+            if found and start < found[-1][1]:
+                # Overlapping ("AIza_sk-ant-..."): the first match grows to cover the second.
+                first, end, replacement = found[-1]
+                found[-1] = (first, max(end, match.end()), replacement)
                 continue
             if kind == "pem":
                 replacement = _PEM_MARK
@@ -128,7 +138,6 @@ class Redactor:
             else:
                 replacement = MARK
             found.append((start, match.end(), replacement))
-            at = match.end()
         return found
 
     def redact(self, text: str) -> str:

@@ -30,6 +30,7 @@ from .redaction import Redactor, Span
 HOLD_LIMIT = 16384  # the longest key held whole; a PEM private key of 8192 bits is ~6.5 KB
 _SPACES = 256  # the longest run of spaces a shape's opening may hold (between name and value)
 _TOKEN = r"[A-Za-z0-9._~+/=-]"
+_CONTEXT = 6  # how much of what was shown a match's left boundary looks at ("\\u000a")
 
 
 def _opening(literal: str, ignore_case: bool = False) -> str:
@@ -78,7 +79,7 @@ class StreamRedactor:
         self._secrets = redactor.secrets
         self._secret_firsts = frozenset(s[0] for s in self._secrets)
         self._longest_secret = max((len(s) for s in self._secrets), default=0)
-        self._before = ""  # the last character shown: the left context of what is held
+        self._before = ""  # the last characters shown: the left context of what is held
         self._held = ""
         self._dropping: re.Pattern[str] | None = None  # the rest of an over-long key
 
@@ -110,12 +111,13 @@ class StreamRedactor:
         hold = min(hold, self._opening_at(text, base, hold))
         for start, end, _ in spans:
             if start < hold < end:
-                hold = end  # a complete key is shown whole (redacted), never cut
+                hold = start  # a key may start inside this one and grow it: hold it whole
         if too_long is not None and hold == len(text):
             self._dropping = _PEM_REST if too_long.startswith("-----") else _KEY_REST
         shown = _apply(text, base, hold, [s for s in spans if s[1] <= hold])
         self._held = text[hold:]
-        self._before = text[max(0, hold - 1) : hold] if hold > base else self._before
+        if hold > base:
+            self._before = text[max(0, hold - _CONTEXT) : hold]
         return shown
 
     def flush(self) -> str:
