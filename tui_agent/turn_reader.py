@@ -2,6 +2,10 @@
 
 The same path serves a live HTTP response, a recorded body and a replayed session: SSE framing,
 then the protocol's decoder, then the assembler.
+
+A turn as a whole is bounded: past ``max_turn_events`` events or ``max_turn_bytes`` bytes of
+body the stream is dropped and the turn ends truncated with reason "limit" (what it kept so far
+is bounded by the limits, and nothing of it runs or is saved as an assistant turn).
 """
 
 from __future__ import annotations
@@ -15,6 +19,13 @@ from .stream.progress import Progress
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES, EventTooLargeError, SSEFramer
 from .stream.turn import TurnResult
 
+DEFAULT_MAX_TURN_EVENTS = 200_000  # above the longest output a model may give (128k tokens)
+DEFAULT_MAX_TURN_BYTES = 64 * 1024 * 1024  # four of the largest single events allowed
+
+
+def _limit_message(what: str, limit: int, setting: str) -> str:
+    return f"more than {limit:,} {what} ({setting} in [settings]); the stream was dropped"
+
 
 class TurnReader:
     """Feed raw byte chunks of one response; ``close()`` gives the turn's one result."""
@@ -24,13 +35,36 @@ class TurnReader:
         protocol: str,
         on_event: Callable[[str, str], None] | None = None,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_turn_events: int = DEFAULT_MAX_TURN_EVENTS,
+        max_turn_bytes: int = DEFAULT_MAX_TURN_BYTES,
     ) -> None:
         self._decoder = decoder_for(protocol)
         self._on_event = on_event
         self._framer = SSEFramer(max_event_bytes)
         self._dropped = False
         self._assembler = TurnAssembler()
+        self._max_events = max_turn_events
+        self._max_bytes = max_turn_bytes
         self.events_seen = 0
+        self.bytes_seen = 0
+
+    def _drop(self, message: str) -> None:
+        """The turn grew past one of its limits: stop here, the turn is truncated ("limit")."""
+        self._dropped = True
+        self._assembler.feed(StreamFailure("limit", message))
+
+    def _over_bytes(self, size: int) -> bool:
+        self.bytes_seen += size
+        if self.bytes_seen <= self._max_bytes:
+            return False
+        self._drop(_limit_message("bytes", self._max_bytes, "max_turn_bytes"))
+        return True
+
+    def _over_events(self) -> bool:
+        if self.events_seen < self._max_events:
+            return False
+        self._drop(_limit_message("events", self._max_events, "max_turn_events"))
+        return True
 
     @property
     def ended(self) -> bool:
@@ -42,6 +76,8 @@ class TurnReader:
         assembler = self._assembler
         if assembler.ended or self._dropped:
             return []
+        if self._over_bytes(len(chunk)):
+            return [*assembler.take_sizes()]
         try:
             completed = self._framer.feed(chunk)
         except EventTooLargeError as exc:
@@ -53,6 +89,8 @@ class TurnReader:
         decode = self._decoder.decode
         feed = assembler.feed
         for sse in completed:
+            if self._over_events():
+                break
             name, data = sse.event, sse.data
             self.events_seen += 1
             if on_event is not None:
@@ -72,8 +110,10 @@ class TurnReader:
     def feed_event(self, name: str, data: str) -> list[Progress]:
         """Decode one complete SSE event (live, or recorded and replayed)."""
         assembler = self._assembler
-        if assembler.ended:
+        if assembler.ended or self._dropped:
             return []
+        if self._over_events() or self._over_bytes(len(data)):
+            return [*assembler.take_sizes()]
         self.events_seen += 1
         if self._on_event is not None:
             self._on_event(name, data)

@@ -107,6 +107,8 @@ def build_agent(
         idle_timeout_s=settings.idle_timeout,
         turn_deadline_s=settings.turn_deadline,
         max_event_bytes=settings.max_event_bytes,
+        max_turn_events=settings.max_turn_events,
+        max_turn_bytes=settings.max_turn_bytes,
         retry=RetryPolicy(
             max_retries=settings.max_retries,
             max_delay_s=settings.retry_max_wait,

@@ -95,6 +95,8 @@ class Settings(BaseModel):
     retry_max_wait: float = Field(default=30.0, gt=0)  # the cap on one wait between retries
     retry_after_max: float = Field(default=60.0, gt=0)  # the cap on a server's retry-after
     max_event_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)  # one SSE event's limit
+    max_turn_events: int = Field(default=200_000, ge=100)  # events of one whole turn
+    max_turn_bytes: int = Field(default=64 * 1024 * 1024, ge=65536)  # body bytes of one turn
     tool_output_cap: int = Field(default=65536, gt=0)  # bytes of one tool's output sent back
     max_auto_steps: int = Field(default=25, gt=0)  # auto-approved rounds before asking again
     max_tokens: int = Field(default=8192, gt=0)  # output budget (anthropic requires one)

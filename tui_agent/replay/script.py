@@ -46,7 +46,7 @@ from ..stream.turn import PendingCall, ToolCall, TruncatedTurn, TruncationReason
 from ..turn_reader import TurnReader
 
 MAX_PAUSE_S = 2.0  # longest pause kept between records (a stream's own pace is never cut)
-_REASONS = ("cut", "length", "error", "filtered", "incomplete")
+_REASONS = ("cut", "length", "error", "filtered", "incomplete", "limit")
 WITHDRAWN = "you withdrew the message above; it was never answered"
 REBUILT = "the recorded provider events do not rebuild this turn exactly; it is shown as saved"
 NO_EVENTS = "no provider events were recorded for this turn; it is shown as saved"

@@ -83,6 +83,7 @@ class TurnAssembler:
         self._stop_reason: str | None = None
         self._error: str | None = None
         self._failed = False
+        self._limited = False
         self._response_id: str | None = None
         self._grown: dict[int, _CallBuffer] = {}
         self._handlers: dict[type, Callable[[Any], Progress | None]] = {
@@ -217,6 +218,7 @@ class TurnAssembler:
 
     def _on_failure(self, event: StreamFailure) -> Progress | None:
         self._failed = True
+        self._limited = self._limited or event.kind == "limit"
         if self._error is None:
             self._error = event.message or "the provider reported an error"
         return None
@@ -240,6 +242,8 @@ class TurnAssembler:
 
     def _truncation(self) -> TruncationReason | None:
         end = self._end
+        if self._limited:
+            return "limit"
         if end is None:
             return "error" if self._failed else "cut"
         if end.lax and end.stop_reason is None:

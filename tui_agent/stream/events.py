@@ -86,7 +86,9 @@ class UsageReported:
 class StreamFailure:
     """The provider reported an error mid-stream, or the stream broke the protocol."""
 
-    kind: str  # "error" (the provider said so) or "protocol" (we could not make sense of it)
+    # "error" (the provider said so), "protocol" (we could not make sense of it), or "limit"
+    # (the turn grew past max_turn_events or max_turn_bytes: reason "limit", not "error").
+    kind: str
     message: str
 
 

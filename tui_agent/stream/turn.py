@@ -61,7 +61,7 @@ class Turn:
         }
 
 
-TruncationReason = Literal["cut", "length", "error", "filtered", "incomplete"]
+TruncationReason = Literal["cut", "length", "error", "filtered", "incomplete", "limit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +100,7 @@ class TruncatedTurn:
             "error": "the provider reported an error",
             "filtered": "the provider's content filter stopped the turn",
             "incomplete": "the provider ended the turn abnormally",
+            "limit": "the turn passed a size limit",
         }[self.reason]
         detail = f": {self.error}" if self.error else ""
         stop = f" (stop reason {self.stop_reason})" if self.stop_reason else ""

@@ -20,7 +20,7 @@ from ..stream.events import StreamFailure
 from ..stream.progress import Progress, RetryWait
 from ..stream.sse import DEFAULT_MAX_EVENT_BYTES
 from ..stream.turn import TruncatedTurn, TurnResult
-from ..turn_reader import TurnReader
+from ..turn_reader import DEFAULT_MAX_TURN_BYTES, DEFAULT_MAX_TURN_EVENTS, TurnReader
 from .errors import describe_http_error
 from .retry import RETRYABLE_STATUS, RetryPolicy
 
@@ -42,6 +42,8 @@ class StreamLimits:
     connect_timeout_s: float = 15.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES  # one SSE event past this ends the turn
+    max_turn_events: int = DEFAULT_MAX_TURN_EVENTS  # a turn past either ends truncated ("limit")
+    max_turn_bytes: int = DEFAULT_MAX_TURN_BYTES
 
 
 RawSink = Callable[[float, str, str], None]
@@ -149,6 +151,8 @@ async def _read_stream(
         protocol,
         lambda name, data: record(time.monotonic() - started, name, data),
         reading.limits.max_event_bytes,
+        reading.limits.max_turn_events,
+        reading.limits.max_turn_bytes,
     )
     readers.append(reader)
     head = b""  # the body's start while no event came, to name what came instead
