@@ -40,7 +40,9 @@ denied by user: not now
 DISCARDED_TURN = """\
 ## 4 · User
 
+```markdown
 Now run the tests
+```
 
 **Turn discarded: cut**: the connection closed before the response ended
 
@@ -92,8 +94,9 @@ def test_markdown_shows_calls_decisions_results_and_a_discarded_turn(home: Cli) 
         ("5", "User"),
         ("6", "Assistant"),
     ]
-    reasoning = "<details><summary>Reasoning</summary>\n\nThe user wants a tidy folder.\n\n"
-    assert reasoning + "</details>\n\nLet me look.\n" in text
+    # Messages show as their Markdown source, fenced: none can imitate the export's structure.
+    reasoning = "<details><summary>Reasoning</summary>\n\n```markdown\nThe user wants a tidy"
+    assert reasoning + " folder.\n```\n\n</details>\n\n```markdown\nLet me look.\n```\n" in text
     assert DENIED_CALL in text
     assert DISCARDED_TURN in text
     assert EDITED_CALL in text
@@ -101,7 +104,7 @@ def test_markdown_shows_calls_decisions_results_and_a_discarded_turn(home: Cli) 
         "**Decision:** approved by user",
         "**Decision:** invalid, never offered: path: must be a string",
         "**Decision:** refused by policy: arguments too large",
-        "**Decision:** approved by rule (always allow list_dir)",
+        "**Decision:** approved by rule (always allow list\\_dir)",  # read as plain text
         "**Result:** none recorded: tui-agent stopped while the call ran",
         "> **Note (notice):** the app stopped here",
     ):
@@ -137,6 +140,7 @@ def test_fences_are_longer_than_any_backtick_run_inside(home: Cli) -> None:
         w.append(result("x", "read_file", FENCED_OUTPUT))  # no such call: still shown
     blocks = _fenced_blocks(home.main("export", w.session_id).stdout)
     assert blocks == [
+        ("```", "show me"),
         ("`````", "echo ```` ``"),
         ("```````", "``````\nsix above\n```"),
         ("`````", FENCED_OUTPUT),
@@ -150,7 +154,7 @@ def test_a_long_result_is_cut_with_a_note(home: Cli) -> None:
         w.append(assistant("", call("k", "read_file", path="big.txt")))
         w.append(result("k", "read_file", output))
     text = home.main("export", w.session_id).stdout
-    _arguments, (_, shown) = _fenced_blocks(text)
+    _message, _arguments, (_, shown) = _fenced_blocks(text)
     assert 3000 < len(shown) <= 4096 and output.startswith(shown + "\n")
     more = len(output) - len(shown)
     assert f"*(output cut here: {more:,} more characters; the JSON export has it all)*" in text

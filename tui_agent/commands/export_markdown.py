@@ -8,7 +8,14 @@ block for ``run_command``), the decision and the result. What the loop recorded 
 follows in file order: a discarded turn, a withdrawn message, notes.
 
 Everything is untrusted text: control and invisible characters are made visible
-(``markdown_safe``) and every fence is longer than the longest run of backticks it holds.
+(``markdown_safe``), and nothing from the session can imitate the export's own structure (a fake
+``## 3 · User`` heading, a fake ``**Decision:**`` line, a fence or an HTML block that swallows
+what follows):
+- every message, reasoning, argument and output is a fenced block, its fence longer than the
+  longest run of backticks it holds, so none of its lines is read as Markdown (a message shows
+  as its Markdown source);
+- text that shares a line with the export's own words (a title, a reason, a note) has every
+  character that could start Markdown or HTML backslash-escaped, and its lines joined.
 A result longer than ``RESULT_LIMIT`` characters is cut, with a note.
 """
 
@@ -37,6 +44,10 @@ from .output import human_utc
 
 RESULT_LIMIT = 4096
 _BACKTICKS = re.compile(r"`+")
+# Characters that start emphasis, code, links, HTML, entities or escapes anywhere in a line.
+_INLINE_MARKUP = re.compile(r"[\\`*_\[\]<>#&~]")
+# What starts a list or a setext underline at the start of a line ("- x", "1. x", "1) x").
+_BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
 
 
 def render_markdown(loaded: LoadedSession) -> str:
@@ -83,14 +94,14 @@ def _segments(records: Sequence[Any]) -> list[list[Any]]:
 
 def _message(number: int, head: Any, rest: list[Any]) -> list[str]:
     if isinstance(head, UserRecord):
-        return [f"## {number} · User", "", _prose(head.text), "", *_others(rest)]
+        return [f"## {number} · User", "", *_prose(head.text), "", *_others(rest)]
     assert isinstance(head, AssistantRecord)
     out = [f"## {number} · Assistant", ""]
     if head.reasoning.strip():
         reasoning = _prose(head.reasoning)
-        out += ["<details><summary>Reasoning</summary>", "", reasoning, "", "</details>", ""]
+        out += ["<details><summary>Reasoning</summary>", "", *reasoning, "", "</details>", ""]
     if head.text.strip():
-        out += [_prose(head.text), ""]
+        out += [*_prose(head.text), ""]
     handled: set[int] = set()
     for call in head.tool_calls:
         out += _call(call, rest, handled)
@@ -219,13 +230,16 @@ def _truncated(record: TruncatedRecord) -> list[str]:
     return out
 
 
-def _prose(text: str) -> str:
-    """Model or user text as Markdown; it cannot close the block it sits in."""
-    return markdown_safe(text).replace("</details>", "&lt;/details>").strip("\n")
+def _prose(text: str) -> list[str]:
+    """Model or user text as its Markdown source, fenced: no line of it is read as Markdown."""
+    return _fenced(text.strip("\n"), "markdown")
 
 
 def _line(text: str) -> str:
-    return " ".join(markdown_safe(text).split())
+    """Text on one line among the export's own words: read as plain text, never as Markdown."""
+    joined = " ".join(markdown_safe(text).split())
+    escaped = _INLINE_MARKUP.sub(r"\\\g<0>", joined)
+    return _BLOCK_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", escaped, count=1)
 
 
 def _fenced(text: str, info: str) -> list[str]:
@@ -237,8 +251,8 @@ def _fenced(text: str, info: str) -> list[str]:
 
 
 def _code(text: str) -> str:
-    """Inline code that holds any text (backticks included)."""
-    safe = _line(text)
+    """Inline code that holds any text (backticks included); nothing in it is read as Markdown."""
+    safe = " ".join(markdown_safe(text).split())
     longest = max((len(run) for run in _BACKTICKS.findall(safe)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if safe.startswith("`") or safe.endswith("`") else ""
