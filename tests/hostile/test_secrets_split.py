@@ -189,7 +189,7 @@ def test_a_subprocess_run_and_its_exports_show_no_key_from_any_field(
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-@pytest.mark.parametrize("at", [3584, 4090, 4096, 8190])
+@pytest.mark.parametrize("at", [3644, 4090, 8190])  # 3644: across the old cut at 3659
 def test_a_key_in_a_very_long_word_is_never_cut_by_the_printer(
     tmp_path: Path, as_json: bool, at: int
 ) -> None:
@@ -228,11 +228,10 @@ def test_the_stream_redactor_shows_what_redacting_the_whole_text_shows(
 ) -> None:
     redactor = Redactor(CONFIGURED)
     text = ""
-    keys = []  # those that are keys here: a letter or digit right before makes a shape a word
+    keys, words = [], []  # a letter or digit right before a shape makes it a word, not a key
     for before, key, sep in parts:
         text += before + sep
-        if key in CONFIGURED or not _ends_word(text):
-            keys.append(key)
+        (keys if key in CONFIGURED or not _ends_word(text) else words).append(key)
         text += key
     text += tail
     stream = StreamRedactor(redactor)
@@ -242,7 +241,7 @@ def test_the_stream_redactor_shows_what_redacting_the_whole_text_shows(
         assert len(stream.held) <= max(OPENING_LIMIT, HOLD_LIMIT)
     shown.append(stream.flush())
     assert "".join(shown) == redactor.redact(text)
-    assert not exposed("".join(shown), keys)
+    assert not exposed("".join(shown), [key for key in keys if key not in words])
 
 
 def _ends_word(text: str) -> bool:
