@@ -228,7 +228,8 @@ def test_the_stream_redactor_shows_what_redacting_the_whole_text_shows(
 ) -> None:
     redactor = Redactor(CONFIGURED)
     text = ""
-    keys, words = [], []  # a letter or digit right before a shape makes it a word, not a key
+    keys: list[str] = []
+    words: list[str] = []  # a letter or digit right before a shape makes it a word, not a key
     for before, key, sep in parts:
         text += before + sep
         (keys if key in CONFIGURED or not _ends_word(text) else words).append(key)
