@@ -219,7 +219,10 @@ def _run_session_command(args: argparse.Namespace) -> int:
 
 def _run_app(args: argparse.Namespace) -> int:
     from .agent.host_options import HostOptions
+    from .tools.process_limits import install_exit_signals
     from .ui.app import TuiAgentApp
+
+    install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
 
     options = HostOptions.from_flags(args, resume=args.resume, continue_last=args.continue_last)
     app = TuiAgentApp(options, theme_name=args.theme, debug=args.debug)

@@ -50,11 +50,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _stoppable(run: Coroutine[Any, Any, int]) -> int:
-    """SIGTERM stops the run as Ctrl-C does: cancelled, so running tools are killed, not left."""
+    """SIGTERM and SIGHUP stop the run as Ctrl-C does: cancelled, so running tools are killed."""
     task = asyncio.current_task()
     if task is not None:
-        with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals here
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals here
+                asyncio.get_running_loop().add_signal_handler(signum, task.cancel)
     return await run
 
 

@@ -7,6 +7,9 @@ the program exits normally, whatever it left running in its group is stopped the
 nothing a tool starts outlives the call. (A child that moves itself to a new session with
 ``setsid`` escapes the group; only a cgroup could catch it, and we do not wait for its output.)
 
+At most one program per core runs at a time (the others wait for a slot), and every group still
+running when tui-agent ends is killed: see process_limits.
+
 Output (stdout and stderr merged) is read as it comes; the first ``output_cap`` bytes are kept
 and the rest only counted, so a command printing 100 MB costs no more memory than the cap.
 """
@@ -21,6 +24,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import process_limits
 
 DEFAULT_GRACE_S = 2.0
 # After the program exits, how long background children may keep the output pipe open.
@@ -59,10 +64,22 @@ async def run_in_process_group(
 ) -> ProcessResult:
     """Run ``argv`` (no shell) and return its capped output and how it ended.
 
-    On cancellation the whole group is ended before ``CancelledError`` propagates.
+    It starts once one of the tool-process slots is free. On cancellation the whole group is
+    ended before ``CancelledError`` propagates.
     """
+    async with process_limits.process_slot():
+        return await _run(argv, cwd, env, timeout_s, output_cap, grace_s)
+
+
+async def _run(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    output_cap: int,
+    grace_s: float,
+) -> ProcessResult:
     started = time.monotonic()
-    loop = asyncio.get_running_loop()
     # Our own pipe rather than asyncio's: we can close it while a child that escaped the group
     # still holds the other end, and proc.wait() does not wait for it to close.
     read_fd, write_fd = os.pipe()
@@ -77,6 +94,7 @@ async def run_in_process_group(
             start_new_session=True,
         )
     )
+    spawning.add_done_callback(_known)
     try:
         proc = await asyncio.shield(spawning)
     except asyncio.CancelledError:
@@ -90,6 +108,27 @@ async def run_in_process_group(
         raise ProcessStartError(argv[0], exc.strerror or str(exc)) from None
     finally:
         os.close(write_fd)
+    try:
+        return await _collect(proc, read_fd, timeout_s, output_cap, grace_s, started)
+    finally:
+        process_limits.ended(proc.pid)
+
+
+def _known(spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A spawned program's group is known at once, even to a cancelled caller."""
+    if not spawning.cancelled() and spawning.exception() is None:
+        process_limits.started(spawning.result().pid)
+
+
+async def _collect(
+    proc: asyncio.subprocess.Process,
+    read_fd: int,
+    timeout_s: float,
+    output_cap: int,
+    grace_s: float,
+    started: float,
+) -> ProcessResult:
+    loop = asyncio.get_running_loop()
     collector = _CappedOutput(output_cap, loop.create_future())
     try:
         transport, _ = await loop.connect_read_pipe(lambda: collector, os.fdopen(read_fd, "rb", 0))
@@ -139,6 +178,7 @@ async def _stop_spawned(
         proc.kill()
     with contextlib.suppress(asyncio.CancelledError, TimeoutError):
         await asyncio.wait_for(proc.wait(), grace_s)
+    process_limits.ended(proc.pid)
 
 
 async def stop_process_group(pgid: int, grace_s: float = DEFAULT_GRACE_S) -> bool:
