@@ -242,7 +242,10 @@ def test_the_stream_redactor_shows_what_redacting_the_whole_text_shows(
         assert len(stream.held) <= max(OPENING_LIMIT, HOLD_LIMIT)
     shown.append(stream.flush())
     assert "".join(shown) == redactor.redact(text)
-    assert not exposed("".join(shown), [key for key in keys if key not in words])
+    # A word may share runs with a key ("...9dsk-proj-000" and " sk-proj-000"): such a key is
+    # not checked, since its runs are shown as part of the word.
+    checked = [key for key in keys if not exposed(" ".join(words), [key])]
+    assert not exposed("".join(shown), checked)
 
 
 def _ends_word(text: str) -> bool:
