@@ -7,10 +7,12 @@ import asyncio
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tui_agent.sandbox import SandboxMode, SandboxPolicy
 from tui_agent.tools import ToolContext, builtin_registry
 from tui_agent.tools.environment import looks_secret, scrubbed_environment
 from tui_agent.tools.process import DEFAULT_GRACE_S
@@ -114,8 +116,10 @@ async def test_missing_shell_command_reports_exit_127(ctx: ToolContext) -> None:
 async def test_a_child_that_escapes_the_group_does_not_hold_up_the_result(
     ctx: ToolContext,
 ) -> None:
-    # setsid moves the child to a new session with our output pipe still open: we cannot kill
-    # it (only a cgroup could), but we must not wait for it either.
+    # Unconfined (sandbox off), setsid moves the child to a new session with our output pipe
+    # still open: we cannot kill it, but we must not wait for it either. (Under the sandbox it
+    # dies with the call's PID namespace: tests/hostile/test_sandbox_confinement.py.)
+    ctx = replace(ctx, sandbox=SandboxPolicy(mode=SandboxMode.OFF))
     command = "setsid sh -c 'echo $$ > escaped.txt; exec sleep 30' & echo started"
     started = time.monotonic()
     text, _ = await run(ctx, command)

@@ -21,7 +21,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,14 +61,16 @@ async def run_in_process_group(
     timeout_s: float,
     output_cap: int,
     grace_s: float = DEFAULT_GRACE_S,
+    preexec: Callable[[], None] | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (no shell) and return its capped output and how it ended.
 
     It starts once one of the tool-process slots is free. On cancellation the whole group is
-    ended before ``CancelledError`` propagates.
+    ended before ``CancelledError`` propagates. ``preexec`` runs in the child before ``exec``
+    (the sandbox's confinement, see tui_agent.sandbox.launch).
     """
     async with process_limits.process_slot():
-        return await _run(argv, cwd, env, timeout_s, output_cap, grace_s)
+        return await _run(argv, cwd, env, timeout_s, output_cap, grace_s, preexec)
 
 
 async def _run(
@@ -78,6 +80,7 @@ async def _run(
     timeout_s: float,
     output_cap: int,
     grace_s: float,
+    preexec: Callable[[], None] | None = None,
 ) -> ProcessResult:
     started = time.monotonic()
     # Our own pipe rather than asyncio's: we can close it while a child that escaped the group
@@ -92,6 +95,7 @@ async def _run(
             stdout=write_fd,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=preexec,
         )
     )
     spawning.add_done_callback(_known)

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..sandbox.detect import Capabilities
+from ..sandbox.policy import SandboxPolicy, ToolSandbox
 from .schema import provider_schema
 
 # The strictest rule among providers (OpenAI): letters, digits, underscore and hyphen, 1-64 long.
@@ -45,6 +47,8 @@ class ToolContext:
     ``workspace`` is already resolved. ``protected`` holds the app's own config, data and log
     directories: reads and writes there are refused even when they lie inside the workspace.
     ``secret_values`` (the provider key): no variable holding one reaches a tool's process.
+    ``sandbox``: how the programs tools run are confined (the call's own, once approved);
+    ``capabilities``: what the OS offers (None: found out on first use).
     """
 
     workspace: Path
@@ -52,6 +56,8 @@ class ToolContext:
     secret_values: tuple[str, ...] = field(default=(), repr=False)
     command_timeout_s: float = 120.0
     command_output_cap: int = 1_000_000
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    capabilities: Capabilities | None = None
 
 
 # A coroutine (not any awaitable) so that callers can hand it to asyncio.create_task.
@@ -71,6 +77,8 @@ class ToolSpec:
     args_model: type[BaseModel]
     risk: Risk
     run: RunFunction = field(repr=False)
+    # Set for a tool that runs programs: they run under the sandbox, relaxed as it says.
+    sandbox: ToolSandbox | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.fullmatch(self.name):

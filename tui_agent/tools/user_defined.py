@@ -9,6 +9,8 @@ A declaration is a table (already parsed from TOML), for example::
     args = ["log", ["-n", "{count}"], "--", "{path}"]
     risk = "read"                          # read | write | execute (default) | network
     timeout_s = 30                         # optional; never more than the app's command limit
+    # sandbox = "read-only"                # optional: workspace-write | read-only | off
+    # sandbox_network = true               # optional: this tool's own network switch
     [tools.parameters.count]
     type = "integer"                       # string | integer | number | boolean
     description = "How many commits."
@@ -30,8 +32,9 @@ Rules:
 - A string value that starts with ``-`` is refused unless the parameter sets
   ``allow_leading_dash``: otherwise the model could smuggle in an option such as ``--output=``.
 - Values are validated like any tool's: strictly, unknown arguments refused.
-- The program runs in the workspace, in its own process group, with the same timeout, output cap
-  and secret-free environment as ``run_command``.
+- The program runs in the workspace, in its own process group, with the same timeout, output cap,
+  secret-free environment and sandbox as ``run_command``; ``sandbox`` and ``sandbox_network``
+  give the tool its own setting instead of the session's (shown on each approval).
 """
 
 from __future__ import annotations
@@ -46,12 +49,23 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from .command_result import describe_result
+from ..sandbox.policy import SandboxMode, ToolSandbox
 from .environment import scrubbed_environment
-from .process import ProcessStartError, run_in_process_group
+from .process import ProcessStartError
+from .sandboxed import run_sandboxed
 from .spec import TOOL_NAME, Risk, ToolContext, ToolFailure, ToolOutput, ToolSpec
 
-_DECLARATION_KEYS = {"name", "description", "program", "args", "risk", "parameters", "timeout_s"}
+_DECLARATION_KEYS = {
+    "name",
+    "description",
+    "program",
+    "args",
+    "risk",
+    "parameters",
+    "timeout_s",
+    "sandbox",
+    "sandbox_network",
+}
 _PARAMETER_KEYS = {"type", "description", "required", "enum", "allow_leading_dash"}
 _TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -126,8 +140,20 @@ def _build(name: str, declaration: Mapping[str, Any]) -> ToolSpec:
     unused = sorted(set(parameters) - used)
     if unused:
         raise UserToolError(f"parameter {unused[0]!r} is declared but never used in 'args'")
-    runner = _Runner(program, template, None if timeout_s is None else float(timeout_s))
-    return ToolSpec(name, description, model, Risk(risk_name), runner.run)
+    sandbox = _tool_sandbox(declaration)
+    runner = _Runner(program, template, None if timeout_s is None else float(timeout_s), sandbox)
+    return ToolSpec(name, description, model, Risk(risk_name), runner.run, sandbox=sandbox)
+
+
+def _tool_sandbox(declaration: Mapping[str, Any]) -> ToolSandbox:
+    mode = declaration.get("sandbox")
+    modes = [m.value for m in SandboxMode]
+    if mode is not None and mode not in modes:
+        raise UserToolError(f"'sandbox' must be one of {modes}, got {mode!r}")
+    network = declaration.get("sandbox_network")
+    if network is not None and not isinstance(network, bool):
+        raise UserToolError(f"'sandbox_network' must be true or false, got {network!r}")
+    return ToolSandbox(None if mode is None else SandboxMode(mode), network)
 
 
 def _required_text(declaration: Mapping[str, Any], key: str) -> str:
@@ -241,10 +267,17 @@ def _argv_text(value: Any) -> str:
 
 
 class _Runner:
-    def __init__(self, program: str, template: tuple[_Group, ...], timeout_s: float | None):
+    def __init__(
+        self,
+        program: str,
+        template: tuple[_Group, ...],
+        timeout_s: float | None,
+        sandbox: ToolSandbox,
+    ) -> None:
         self.program = program
         self.template = template
         self.timeout_s = timeout_s
+        self.sandbox = sandbox
 
     def argv(self, values: Mapping[str, Any]) -> list[str]:
         """The argument list after the program: groups with an absent value left out."""
@@ -268,17 +301,16 @@ class _Runner:
         timeout_s = limit if self.timeout_s is None else min(self.timeout_s, limit)
         values = args.model_dump(by_alias=True)
         try:
-            result = await run_in_process_group(
+            return await run_sandboxed(
                 [program, *self.argv(values)],
-                cwd=ctx.workspace,
+                ctx,
+                self.sandbox.apply(ctx.sandbox),
                 env=env,
                 timeout_s=timeout_s,
-                output_cap=ctx.command_output_cap,
             )
         except ProcessStartError as exc:
             # Named as declared: the resolved path would show this machine's directories.
             return ToolOutput(f"cannot start {self.program!r}: {exc.reason}", is_error=True)
-        return describe_result(result, timeout_s=timeout_s)
 
 
 def _locate(program: str, ctx: ToolContext, search_path: str | None) -> str:

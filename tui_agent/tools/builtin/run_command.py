@@ -1,12 +1,14 @@
-"""run_command: a shell command in the workspace, in its own process group, with a deadline."""
+"""run_command: a shell command in the workspace, in its own process group, with a deadline,
+under the call's sandbox."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..command_result import describe_result
+from ...sandbox.policy import ToolSandbox
 from ..environment import scrubbed_environment
-from ..process import ProcessStartError, run_in_process_group
+from ..process import ProcessStartError
+from ..sandboxed import run_sandboxed
 from ..spec import Risk, ToolContext, ToolOutput, ToolSpec
 
 SHELL = "/bin/sh"
@@ -47,16 +49,16 @@ async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolOutput:
     if args.timeout_s is not None and args.timeout_s > timeout_s:
         notes = (f"timeout_s {args.timeout_s:g} was capped at the limit of {timeout_s:g} s",)
     try:
-        result = await run_in_process_group(
+        return await run_sandboxed(
             [SHELL, "-c", args.command],
-            cwd=ctx.workspace,
+            ctx,
+            ctx.sandbox,
             env=scrubbed_environment(secret_values=ctx.secret_values),
             timeout_s=timeout_s,
-            output_cap=ctx.command_output_cap,
+            notes=notes,
         )
     except ProcessStartError as exc:
         return ToolOutput(str(exc), is_error=True)
-    return describe_result(result, timeout_s=timeout_s, notes=notes)
 
 
 RUN_COMMAND = ToolSpec(
@@ -69,4 +71,5 @@ RUN_COMMAND = ToolSpec(
     args_model=RunCommandArgs,
     risk=Risk.EXECUTE,
     run=run_command,
+    sandbox=ToolSandbox(),
 )

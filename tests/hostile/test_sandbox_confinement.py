@@ -1,0 +1,260 @@
+"""The OS sandbox of commands, wall by wall, with real processes and real kernels (no mocks).
+
+Each test runs ``run_command`` under a policy and checks what the kernel let through: writes
+outside the workspace, reads of denied paths, a loopback server in the host's network, the
+app's own environment through /proc, processes that outlive the call (``setsid``, kill -9 and
+SIGHUP of the app), a fork bomb and a memory hog. ``off`` mode behaves as before the sandbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tui_agent.sandbox import SandboxMode, detect
+from tui_agent.tools import ToolContext, ToolOutput, builtin_registry
+
+from ..tools_helpers import call
+from .processes import running_with
+
+REGISTRY = builtin_registry()
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(
+    not (detect().landlock_abi and detect().namespaces),
+    reason="needs Landlock and user namespaces (see tui-agent doctor)",
+)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of our own with credentials in it, so denying ``~/.ssh`` denies these."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("aws_secret\n")
+    (home / ".config" / "gcloud").mkdir(parents=True)
+    (home / ".config" / "gcloud" / "token").write_text("gcloud_secret\n")
+    (home / ".config" / "other.txt").write_text("fine to read\n")
+    (home / ".netrc").write_text("machine x password y\n")
+    (home / "notes.txt").write_text("plain notes\n")
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def ctx(tmp_path: Path, home: Path) -> ToolContext:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    app_dir = tmp_path / "app-data"
+    app_dir.mkdir()
+    (app_dir / "sessions.jsonl").write_text("APP-SESSION-RECORD\n")
+    return ToolContext(workspace=workspace.resolve(), protected=(app_dir,), command_timeout_s=30)
+
+
+async def run(ctx: ToolContext, command: str, **policy: object) -> ToolOutput:
+    if policy:
+        ctx = replace(ctx, sandbox=replace(ctx.sandbox, **policy))  # type: ignore[arg-type]
+    return await call(REGISTRY, ctx, "run_command", json.dumps({"command": command}))
+
+
+async def test_writes_inside_the_workspace_succeed_and_outside_fail(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    out = await run(ctx, f"echo in > inside.txt && echo out > {tmp_path}/outside.txt")
+    assert (ctx.workspace / "inside.txt").read_text() == "in\n"
+    assert not (tmp_path / "outside.txt").exists()
+    assert out.is_error
+    assert "Permission denied" in out.text
+    assert "the sandbox (workspace-write, no network) may have blocked this" in out.text
+    assert "re-run it unconfined" in out.text
+
+
+async def test_read_only_mode_writes_only_the_private_temporary_folder(ctx: ToolContext) -> None:
+    out = await run(
+        ctx, 'echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && echo w > x.txt', mode=SandboxMode.READ_ONLY
+    )
+    assert out.text.startswith("t\n")
+    assert not (ctx.workspace / "x.txt").exists()
+    assert "no writes are allowed in read-only mode" in out.text
+
+
+async def test_each_denied_path_is_unreadable_and_the_rest_readable(
+    ctx: ToolContext, home: Path
+) -> None:
+    denied = [
+        home / ".ssh" / "id_ed25519",
+        home / ".aws" / "credentials",
+        home / ".config" / "gcloud" / "token",
+        home / ".netrc",
+        ctx.protected[0] / "sessions.jsonl",
+    ]
+    for path in denied:
+        out = await run(ctx, f"cat {path}")
+        assert out.is_error, path
+        assert "Permission denied" in out.text, (path, out.text)
+        assert path.read_text().strip() not in out.text
+    out = await run(ctx, f"cat {home}/notes.txt {home}/.config/other.txt /etc/hostname")
+    assert not out.is_error, out.text
+    assert "plain notes" in out.text and "fine to read" in out.text
+
+
+@contextlib.contextmanager
+def loopback_server() -> Iterator[int]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                conn, _ = server.accept()
+                conn.sendall(b"hello from the host\n")
+                conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+CONNECT = (
+    "{python} -c \"import socket; s=socket.create_connection(('127.0.0.1', {port}), timeout=3);"
+    ' print(s.recv(100).decode())"'
+)
+
+
+async def test_a_loopback_server_is_unreachable_without_network_and_reachable_with_it(
+    ctx: ToolContext,
+) -> None:
+    with loopback_server() as port:
+        command = CONNECT.format(python=sys.executable, port=port)
+        out = await run(ctx, command)
+        assert out.is_error and "hello from the host" not in out.text
+        assert "it has no network" in out.text
+        out = await run(ctx, command, network=True)
+        assert not out.is_error, out.text
+        assert "hello from the host" in out.text
+
+
+async def test_without_namespaces_landlock_still_refuses_tcp_and_outside_writes(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    """The fallback where user namespaces are missing: Landlock alone."""
+    degraded = replace(detect(), namespaces=False, fresh_proc=False)
+    ctx = replace(ctx, capabilities=degraded)
+    with loopback_server() as port:
+        out = await run(ctx, CONNECT.format(python=sys.executable, port=port))
+    assert out.is_error and "hello from the host" not in out.text
+    out = await run(ctx, f"echo x > {tmp_path}/outside.txt")
+    assert out.is_error and not (tmp_path / "outside.txt").exists()
+
+
+async def test_the_apps_environment_and_other_processes_are_invisible(
+    ctx: ToolContext, marker: str
+) -> None:
+    me = os.getpid()
+    command = f"cat /proc/{me}/environ; cat /proc/1/environ; ls /proc | grep -c '^[0-9]'"
+    out = await run(ctx, command)
+    assert marker not in out.text
+    assert "Permission denied" in out.text or "No such file" in out.text
+    count = int(out.text.split("\n")[-2])
+    assert count <= 5, out.text  # the init, the shell, ls and grep
+
+
+async def test_a_setsid_daemon_is_gone_when_the_call_ends(ctx: ToolContext, marker: str) -> None:
+    started = time.monotonic()
+    out = await run(ctx, "setsid sh -c 'sleep 60' & (sleep 60 &) ; echo started")
+    assert "started" in out.text
+    assert time.monotonic() - started < 5
+    assert "were stopped" in out.text
+    assert running_with(marker) == []
+
+
+async def test_a_fork_bomb_ends_with_a_clear_result(ctx: ToolContext, marker: str) -> None:
+    out = await run(ctx, "f() { f | f; }; f", max_processes=64)
+    assert out.is_error
+    assert "ran more than 64 processes" in out.text or "at most 64 processes" in out.text
+    assert running_with(marker) == []
+
+
+async def test_a_memory_hog_ends_with_a_clear_result(ctx: ToolContext) -> None:
+    out = await run(ctx, f"{sys.executable} -c 'x = bytearray(2 << 30)'", memory_mb=512)
+    assert out.is_error
+    assert "MemoryError" in out.text
+    assert "at most 512 MiB of memory" in out.text
+
+
+async def test_off_mode_behaves_as_before(ctx: ToolContext, tmp_path: Path, home: Path) -> None:
+    out = await run(
+        ctx,
+        f"echo out > {tmp_path}/outside.txt; cat {home}/.ssh/id_ed25519; ls /proc/{os.getpid()}",
+        mode=SandboxMode.OFF,
+    )
+    assert not out.is_error, out.text
+    assert (tmp_path / "outside.txt").read_text() == "out\n"
+    assert "PRIVATE KEY" in out.text
+
+
+_APP = """
+import asyncio, json, sys
+from pathlib import Path
+from tui_agent.tools import ToolContext, builtin_registry
+from tui_agent.tools.process_limits import install_exit_signals
+from tui_agent.tools.validation import validate_call
+from tui_agent.stream.turn import ToolCall
+
+install_exit_signals()
+async def main():
+    registry = builtin_registry()
+    command = "setsid sh -c 'sleep 60' & sleep 60"
+    call = validate_call(registry, ToolCall("c1", "run_command", json.dumps({"command": command})))
+    ctx = ToolContext(workspace=Path(sys.argv[1]))
+    task = asyncio.ensure_future(call.spec.run(call.args, ctx))
+    await asyncio.sleep(0.5)
+    print("started", flush=True)
+    await task
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGHUP, signal.SIGTERM])
+def test_no_command_process_outlives_the_app(ctx: ToolContext, marker: str, signum: int) -> None:
+    """kill -9 gives the app no chance to clean up: the namespace dies with it anyway."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _APP, str(ctx.workspace)],
+        cwd=ROOT,
+        env=os.environ | {marker: "1"},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "started"
+    deadline = time.monotonic() + 10
+    while len(running_with(marker)) < 4:  # the app, the launcher, the init, sh, sleeps
+        assert time.monotonic() < deadline, running_with(marker)
+        time.sleep(0.05)
+    child.send_signal(signum)
+    assert child.wait(10) == -signum
+    deadline = time.monotonic() + 5
+    while running_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running_with(marker) == []

@@ -1,0 +1,95 @@
+"""Turn a policy into what starting one command needs: the child's setup and environment.
+
+A confined command gets a private temporary folder (``TMPDIR``, ``TMP``, ``TEMP``), writable
+in every mode and removed when the call ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .detect import Capabilities, detect
+from .launch import Plan, preexec
+from .policy import SandboxMode, SandboxPolicy, denied_real_paths
+from .rules import policy_rules
+
+
+@dataclass(frozen=True)
+class Launch:
+    """``preexec``: None when the command runs unconfined; ``env``: variables to add."""
+
+    preexec: Callable[[], None] | None
+    env: dict[str, str]
+    report_fd: int = -1
+
+    def stopped_leftovers(self) -> bool:
+        """True when the sandbox stopped processes the command left running (ask once, after
+        the command ended)."""
+        if self.report_fd < 0:
+            return False
+        try:
+            return os.read(self.report_fd, 1) == b"L"
+        except OSError:
+            return False
+
+
+@contextlib.contextmanager
+def confinement(
+    policy: SandboxPolicy,
+    workspace: Path,
+    protected: tuple[Path, ...] = (),
+    capabilities: Capabilities | None = None,
+) -> Iterator[Launch]:
+    """What to start the command with; the private temporary folder lives as long as this."""
+    if not policy.confined:
+        yield Launch(None, {})
+        return
+    caps = capabilities if capabilities is not None else detect()
+    private = tempfile.mkdtemp(prefix="tui-agent-sandbox-")
+    report_read, report_write = os.pipe()
+    os.set_blocking(report_read, False)
+    try:
+        plan = plan_for(policy, workspace, protected, caps, private)
+        plan = replace(plan, report_fd=report_write)
+        yield Launch(preexec(plan), _tmp(private), report_read)
+    finally:
+        os.close(report_write)
+        os.close(report_read)
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def plan_for(
+    policy: SandboxPolicy,
+    workspace: Path,
+    protected: tuple[Path, ...],
+    caps: Capabilities,
+    private: str,
+) -> Plan:
+    denied = denied_real_paths(policy.denied, tuple(protected))
+    writable: tuple[str, ...] = (os.path.realpath(workspace), os.path.realpath(private))
+    if policy.mode is SandboxMode.READ_ONLY:
+        writable = (writable[1],)
+    rules = policy_rules(writable, denied) if caps.landlock_abi else []
+    return Plan(
+        app_pid=os.getpid(),
+        namespaces=caps.namespaces,
+        fresh_proc=caps.fresh_proc,
+        new_network=caps.namespaces and not policy.network,
+        landlock_abi=caps.landlock_abi,
+        deny_tcp=not policy.network and not caps.namespaces,
+        rules=tuple(rules),
+        max_processes=policy.max_processes if caps.namespaces else None,
+        memory_mb=policy.memory_mb,
+        uid=os.getuid(),
+        gid=os.getgid(),
+    )
+
+
+def _tmp(private: str) -> dict[str, str]:
+    return {"TMPDIR": private, "TMP": private, "TEMP": private}

@@ -1,0 +1,219 @@
+"""Confine a command between fork and exec: the ``preexec_fn`` of its process.
+
+Three processes, none of them a new interpreter (starting Python again would cost ~30 ms):
+
+- the *launcher* (the child the app spawned, leader of the call's process group) creates the
+  namespaces, forks, and waits; it dies with the app (``PR_SET_PDEATHSIG``), and mirrors how
+  the command ended (exit code or signal);
+- the *init* (PID 1 of the new PID namespace, also dying with the launcher) mounts a /proc
+  that shows only the command's processes, brings up its own loopback, applies Landlock, forks
+  the command and reaps; SIGTERM/SIGINT/SIGHUP it passes to every process of the namespace.
+  When the command ends the init ends, and the kernel kills everything left in the namespace:
+  ``setsid`` children and daemons included. When the app dies by any means (kill -9 too) the
+  launcher dies, then the init, then the rest;
+- the *command* gets the resource limits and the signal mask back, and is exec'd.
+
+Every failure before ``exec`` is written to the command's output and ends the call with
+``SETUP_FAILED``: a command that cannot be confined never runs unconfined.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import landlock as ll
+from . import namespaces as ns
+from .limits import apply_limits
+from .rules import Rule
+
+SETUP_FAILED = 125
+SETUP_MESSAGE = "tui-agent sandbox: "
+_PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+_WAITED = {signal.SIGCHLD, *_PASSED_ON}
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.signal.restype = ctypes.c_void_p
+_libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the child needs, computed in the app before the fork."""
+
+    app_pid: int
+    namespaces: bool  # user, PID and mount namespaces (the init and its private /proc)
+    fresh_proc: bool
+    new_network: bool  # a network namespace of its own (network off)
+    landlock_abi: int  # 0: no Landlock
+    deny_tcp: bool  # network off without a network namespace: Landlock refuses TCP
+    rules: tuple[Rule, ...]
+    max_processes: int | None  # None: RLIMIT_NPROC is not set (it would count all our processes)
+    memory_mb: int
+    uid: int
+    gid: int
+    report_fd: int = -1  # the init writes b"L" here when it stopped processes left running
+
+
+def preexec(plan: Plan) -> Callable[[], None]:
+    """The function ``subprocess`` runs in the child before ``exec``."""
+
+    def setup() -> None:
+        try:
+            _launch(plan)
+        except OSError as exc:
+            _fail(str(exc))
+
+    return setup
+
+
+def _fail(message: str) -> None:
+    text = f"{SETUP_MESSAGE}{message}; the command did not run\n"
+    try:
+        os.write(2, text.encode("utf-8", "replace"))
+    finally:
+        os._exit(SETUP_FAILED)
+
+
+def _launch(plan: Plan) -> None:
+    # No Python signal handler of the app may run here (its SIGTERM handler kills tool groups):
+    # default dispositions, and the signals blocked until the command is about to exec.
+    for signum in _PASSED_ON:
+        _libc.signal(signum, None)
+    original_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
+    ns.die_with_parent()
+    ns.not_dumpable()
+    if os.getppid() != plan.app_pid:
+        os._exit(SETUP_FAILED)  # the app is already gone
+    if not plan.namespaces:
+        _confine(plan)
+        _become_command(plan, original_mask)
+        return
+    flags = ns.CLONE_NEWUSER | ns.CLONE_NEWPID | ns.CLONE_NEWNS
+    if plan.new_network:
+        flags |= ns.CLONE_NEWNET
+    ns.unshare(flags, plan.uid, plan.gid)
+    status_read, status_write = os.pipe()
+    init = ns.raw_fork()
+    if init > 0:
+        _closefds_except({status_read})
+        _launcher(init, status_read)
+    os.close(status_read)
+    ns.die_with_parent()
+    if plan.fresh_proc:
+        ns.mount_private_proc()
+    if plan.new_network:
+        ns.loopback_up()
+    _confine(plan)
+    command = ns.raw_fork()
+    if command == 0:
+        os.close(status_write)
+        _become_command(plan, original_mask)
+        return
+    _closefds_except({status_write, plan.report_fd})
+    _init(command, status_write, plan)
+
+
+def _confine(plan: Plan) -> None:
+    if not plan.landlock_abi:
+        return
+    scopes = ll.SCOPE_SIGNAL  # no signal to a process outside the sandbox (the app above all)
+    if plan.deny_tcp or plan.new_network:
+        scopes |= ll.SCOPE_ABSTRACT_UNIX_SOCKET
+    ruleset = ll.Ruleset(plan.landlock_abi, deny_tcp=plan.deny_tcp, scopes=scopes)
+    for rule in plan.rules:
+        ruleset.allow(rule.path, rule.rights, is_dir=rule.is_dir)
+    ruleset.restrict_self()
+
+
+def _become_command(plan: Plan, original_mask: set[int | signal.Signals]) -> None:
+    apply_limits(plan.max_processes, plan.memory_mb)
+    signal.pthread_sigmask(signal.SIG_SETMASK, original_mask)
+
+
+def _closefds_except(keep: set[int]) -> None:
+    """The launcher and the init never exec: they must not hold the app's pipes open (the
+    app learns that exec succeeded when its error pipe closes)."""
+    low = 3
+    for fd in sorted(fd for fd in keep if fd >= low):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 20)
+
+
+def _launcher(init: int, status_read: int) -> None:
+    """Wait for the init; end the way the command ended. Never returns."""
+    while True:
+        try:
+            _, status = os.waitpid(init, 0)
+            break
+        except ChildProcessError:
+            os._exit(SETUP_FAILED)
+    reported = b""
+    with contextlib.suppress(OSError):
+        reported = os.read(status_read, 4)
+    if len(reported) == 4:
+        status = struct.unpack("i", reported)[0]
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        _libc.signal(signum, None)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+        os.kill(os.getpid(), signum)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else SETUP_FAILED)
+
+
+def _init(command: int, status_write: int, plan: Plan) -> None:
+    """PID 1 of the namespace: reap, pass on stop signals, end with the command, and stop a
+    command that runs more than ``max_processes`` processes (RLIMIT_NPROC does not bind root,
+    so with a private /proc it counts them). Never returns."""
+    while True:
+        info = signal.sigtimedwait(_WAITED, _WATCH_S)
+        if info is None:
+            if plan.fresh_proc and plan.max_processes and _too_many(plan.max_processes):
+                _stop_all(f"it ran more than {plan.max_processes} processes at once")
+            continue
+        if info.si_signo != signal.SIGCHLD:
+            with contextlib.suppress(OSError):
+                os.kill(-1, info.si_signo)  # every process of the namespace but this one
+            continue
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                os._exit(SETUP_FAILED)
+            if pid == 0:
+                break
+            if pid == command:
+                if plan.fresh_proc and plan.report_fd >= 0 and _others_left():
+                    os.write(plan.report_fd, b"L")
+                os.write(status_write, struct.pack("i", status))
+                os._exit(0)  # the kernel kills whatever is left in the namespace
+
+
+_WATCH_S = 0.02
+
+
+def _others_left() -> bool:
+    try:
+        return any(entry.isdigit() and entry != "1" for entry in os.listdir("/proc"))
+    except OSError:
+        return False
+
+
+def _too_many(limit: int) -> bool:
+    try:
+        return sum(1 for entry in os.listdir("/proc") if entry.isdigit()) > limit
+    except OSError:
+        return False
+
+
+def _stop_all(why: str) -> None:
+    try:
+        os.write(2, f"\n{SETUP_MESSAGE}stopped the command: {why}\n".encode())
+    finally:
+        os.kill(-1, signal.SIGKILL)
+        os._exit(128 + signal.SIGKILL)

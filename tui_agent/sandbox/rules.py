@@ -1,0 +1,63 @@
+"""The Landlock rules of a policy: which paths a command may read, and which it may write.
+
+Landlock only grants, so a denied path is made unreadable by granting every *sibling* on the
+way down to it instead of its parent: denying ``~/.ssh`` grants each entry of ``/`` but the one
+leading home, each entry of home but ``.ssh``, and so on. Folders may be listed everywhere (one
+right on ``/``), so the names inside a denied folder show, never its files. ``/dev`` is not
+granted whole: as root, reading a disk device would read every file; only the harmless devices
+are. Entries created after the command started in a partly granted folder are not readable.
+
+The rules are computed in the app (listing folders), and applied in the child.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from . import landlock as ll
+
+READ_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+WRITE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+_READ = ll.EXECUTE | ll.READ_FILE | ll.READ_DIR
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    path: str
+    rights: int
+    is_dir: bool
+
+
+def policy_rules(writable: tuple[str, ...], denied: tuple[str, ...]) -> list[Rule]:
+    """Every rule a confined command gets. ``writable``: the workspace (unless read-only) and
+    the private temporary folder; ``denied``: real paths (see ``policy.denied_real_paths``)."""
+    rules = [Rule("/", ll.READ_DIR, True)]
+    _grant_reads("/", frozenset(denied), rules)
+    rules += [Rule(device, _READ | ll.IOCTL_DEV, False) for device in READ_DEVICES]
+    rules += [Rule(d, ll.WRITE_FILE | ll.TRUNCATE | ll.IOCTL_DEV, False) for d in WRITE_DEVICES]
+    rules += [Rule(folder, ll.WRITE_RIGHTS | _READ, True) for folder in writable]
+    return rules
+
+
+def _grant_reads(folder: str, denied: frozenset[str], rules: list[Rule]) -> None:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        if path in denied or path == "/dev":
+            continue
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode):
+            continue  # its target is granted (or not) where it really is
+        is_dir = stat.S_ISDIR(mode)
+        if is_dir and any(d.startswith(path + "/") for d in denied):
+            _grant_reads(path, denied, rules)
+            continue
+        rules.append(Rule(path, _READ if is_dir else ll.EXECUTE | ll.READ_FILE, is_dir))
