@@ -34,6 +34,7 @@ from .events import Notice
 from .history import messages_from_records
 from .host_options import HostOptions
 from .loop import Agent
+from .mcp_tools import start_mcp
 from .setup import approval_policy, build_agent, system_prompt
 
 
@@ -55,6 +56,7 @@ class SessionHost:
     store: SessionStore | None = None
     created: bool = False  # a new session (not resumed): removed on close if nothing was sent
     tokens: int = 0  # spent by the complete turns already in a resumed session
+    mcp: Any = None  # McpServers: the session's MCP servers (mcp/servers.py)
 
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
@@ -93,6 +95,9 @@ class SessionHost:
         return line
 
     async def close(self) -> None:
+        if self.mcp is not None:
+            with contextlib.suppress(Exception):
+                await self.mcp.stop()
         with contextlib.suppress(Exception):
             self.writer.close()
         if self.created and self.store is not None and not self.agent.sent_anything:
@@ -106,12 +111,18 @@ class SessionHost:
 
 
 async def open_host(
-    options: HostOptions, approver: Approver, *, mode: ApprovalMode | None = None
+    options: HostOptions,
+    approver: Approver,
+    *,
+    mode: ApprovalMode | None = None,
+    wait_for_tools: bool = False,
 ) -> SessionHost:
     """Resolve config and profile, open (or resume) the session, and build the Agent.
 
-    ``mode`` overrides the config's approval mode. Raises ConfigError or SessionError with a
-    message for the user; ``close()`` the host when done.
+    ``mode`` overrides the config's approval mode. MCP servers start in the background; with
+    ``wait_for_tools`` (headless run) this waits until each is ready or failed, up to its
+    startup_timeout. Raises ConfigError or SessionError with a message for the user; ``close()``
+    the host when done.
     """
     config = load_config()
     profile = resolve_profile(
@@ -190,6 +201,7 @@ async def open_host(
         system=prompt.text,
         config_path=default_config_path(),
     )
+    mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools)
     return SessionHost(
         config=config,
         profile=profile,
@@ -205,6 +217,7 @@ async def open_host(
         store=store,
         created=resume is None,
         tokens=tokens,
+        mcp=mcp,
     )
 
 

@@ -38,6 +38,7 @@ from ..transport import RetryWait, StreamLimits, stream_turn
 from .calls import CallRound, CallRunner
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
 from .recorder import SessionRecorder
+from .tool_list import ToolListLog
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,7 @@ class Agent:
         self.sent_anything = False
         self._stream_task: asyncio.Task[TurnResult] | None = None
         self._cancelled = False
+        self._tool_list = ToolListLog(tools)
 
     # -- what the user can do -------------------------------------------------------------
 
@@ -212,6 +214,7 @@ class Agent:
 
     async def _stream(self) -> AsyncGenerator[AgentEvent | Turn | TruncatedTurn, None]:
         build = request_builder(self.protocol)
+        self._tool_list.before_request(self.recorder, self.tools)
         request = build(self.messages, self.tools, self.request)
         queue: asyncio.Queue[list[Progress] | RetryWait | None] = asyncio.Queue()
         raw: list[RawEvent] = []

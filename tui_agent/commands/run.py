@@ -72,7 +72,7 @@ async def _run(args: argparse.Namespace) -> int:
     approver = HeadlessApprover(args.approve)
     options = HostOptions.from_flags(args, resume=args.session)
     try:
-        host = await open_host(options, approver, mode=approver.mode)
+        host = await open_host(options, approver, mode=approver.mode, wait_for_tools=True)
     except (ConfigError, SessionError) as exc:
         return _fail(str(exc))
     out = _Printer(sys.stdout, sys.stderr, args.json, host.redactor)

@@ -11,6 +11,7 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ValidationError
 
+from ..mcp.config import McpServerConfig
 from .errors import ConfigFileError
 from .model import ApprovalConfig, Config, Profile, Settings
 
@@ -25,6 +26,7 @@ _TABLES: dict[tuple[str, ...], type[BaseModel]] = {
     ("settings",): Settings,
     ("approval",): ApprovalConfig,
     ("profiles", "*"): Profile,
+    ("mcp_servers", "*"): McpServerConfig,
 }
 
 

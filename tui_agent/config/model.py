@@ -1,7 +1,8 @@
 """What config.toml may contain; every table forbids unknown keys so a typo is named.
 
 Layout: top-level ``default_profile``, then the tables ``[settings]``, ``[approval]``,
-``[profiles.NAME]`` and the list ``[[tools]]`` (kept raw; tools/user_defined.py validates it).
+``[profiles.NAME]``, ``[mcp_servers.NAME]`` and the list ``[[tools]]`` (kept raw;
+tools/user_defined.py validates it).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..approval.policy import ApprovalMode
 from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
+from ..mcp.config import McpConfigError, McpServerConfig, check_server_name
 from .errors import ConfigError
 from .protocols import check_base_url, normalize_base_url, protocol_defaults
 
@@ -159,6 +161,17 @@ class Config(BaseModel):
     approval: ApprovalConfig = Field(default_factory=ApprovalConfig)
     profiles: dict[str, Profile] = Field(default_factory=dict)
     tools: list[dict[str, Any]] = Field(default_factory=list)  # raw; see tools/user_defined.py
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)  # see mcp/config.py
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in servers:
+            try:
+                check_server_name(name)
+            except McpConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return servers
 
     @model_validator(mode="after")
     def _profile_names(self) -> Config:

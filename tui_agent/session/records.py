@@ -131,6 +131,20 @@ class NoteRecord(_Record):
     text: str
 
 
+class OfferedTool(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    schema_hash: str  # SHA-256 of the canonical JSON of its description and input schema
+
+
+class ToolListRecord(_Record):
+    """The tools every request offers from here on, until the next such record."""
+
+    type: Literal["tools"] = "tools"
+    tools: list[OfferedTool]
+
+
 Record = Annotated[
     HeaderRecord
     | UserRecord
@@ -140,6 +154,7 @@ Record = Annotated[
     | ToolResultRecord
     | ToolStartRecord
     | WithdrawRecord
-    | NoteRecord,
+    | NoteRecord
+    | ToolListRecord,
     Field(discriminator="type"),
 ]

@@ -79,6 +79,10 @@ class ToolSpec:
     run: RunFunction = field(repr=False)
     # Set for a tool that runs programs: they run under the sandbox, relaxed as it says.
     sandbox: ToolSandbox | None = None
+    # A schema given as is (an MCP server's); None: the one made from ``args_model``.
+    input_schema: dict[str, Any] | None = field(default=None, repr=False)
+    # What the tool's provider says about it, shown on the approval prompt as its claim.
+    claims: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.fullmatch(self.name):
@@ -88,4 +92,6 @@ class ToolSpec:
 
     def parameters_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as a plain object schema providers accept."""
+        if self.input_schema is not None:
+            return self.input_schema
         return provider_schema(self.args_model)

@@ -1,0 +1,65 @@
+"""MCP servers wired to an Agent: started with the session, their tools offered from the next
+request on whenever the set changes, stopped when the session closes.
+
+The MCP SDK takes a second or more to import: it is imported only when a server is configured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import Config
+from ..logs import add_log_secret
+from ..mcp.config import McpServerConfig
+from ..mcp.trust import trusted_workspace_servers
+from ..providers import ToolSchema
+from ..tools.registry import ToolRegistry
+from .events import Notice
+from .loop import Agent
+
+if TYPE_CHECKING:
+    from ..mcp.servers import McpEvent, McpServers
+
+
+def attach_servers(
+    agent: Agent, configs: dict[str, McpServerConfig], workspace: Path
+) -> McpServers:
+    """Servers for ``configs``, wired to ``agent``'s tools (not started yet)."""
+    from ..mcp.servers import McpServers
+
+    servers = McpServers(configs, workspace)
+    base = list(agent.calls.registry)
+    servers.taken = frozenset(spec.name for spec in base)
+
+    def refresh(event: McpEvent) -> None:
+        if event.kind != "changed":
+            return
+        for secret in servers.secrets():
+            add_log_secret(secret)
+        registry = ToolRegistry([*base, *servers.tool_specs()])
+        agent.calls.registry = registry
+        agent.tools = [ToolSchema(n, d, s) for n, d, s in registry.schemas()]
+
+    servers.listen(refresh)
+    return servers
+
+
+async def start_mcp(
+    agent: Agent, config: Config, workspace: Path, notices: list[Notice], *, wait: bool
+) -> McpServers | None:
+    """Start the config's servers (and a trusted workspace's); None when there are none.
+
+    With ``wait``, their notices until every server settled are added to ``notices``; without,
+    listen with ``replay=True`` to get them.
+    """
+    configs = dict(config.mcp_servers)
+    configs.update(trusted_workspace_servers(workspace, exclude=configs))
+    if not configs:
+        return None
+    servers = attach_servers(agent, configs, workspace)
+    servers.start()
+    if wait:
+        await servers.wait_ready()
+        notices += [Notice(event.text, event.level) for event in servers.history]
+    return servers
