@@ -16,7 +16,7 @@ import asyncio
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -25,12 +25,15 @@ from ..approval.approver import ApprovalRequest, Approver
 from ..approval.decision import Decision
 from ..approval.policy import ApprovalPolicy
 from ..config import ConfigError, remember_rule
+from ..sandbox.binding import bound_digest
+from ..sandbox.policy import SandboxPolicy
 from ..session.records import DecisionRecord, ToolResultRecord, ToolStartRecord
 from ..stream.turn import ToolCall
 from ..tools.arguments import arguments_digest
 from ..tools.registry import ToolRegistry
 from ..tools.spec import Risk, ToolContext, ToolOutput
 from ..tools.validation import InvalidCall, ValidatedCall, validate_call, validate_edited
+from .call_sandbox import SandboxGate
 from .events import AgentEvent, CallDecided, CallInvalid, Notice, ToolFinished, ToolStarted
 from .recorder import SessionRecorder
 
@@ -70,6 +73,7 @@ class _Approved:
     call: ValidatedCall
     digest: str  # of the arguments the decision was about
     note: str = ""  # told to the model before the call's result
+    sandbox: SandboxPolicy | None = None  # what the call was approved to run under
 
 
 def cap_output(text: str, limit: int) -> str:
@@ -106,6 +110,7 @@ class CallRunner:
         output_cap: int,
         max_argument_bytes: int,
         config_path: Path | None = None,
+        gate: SandboxGate | None = None,
     ) -> None:
         self.registry = registry
         self.context = context
@@ -118,6 +123,12 @@ class CallRunner:
         self._running: set[asyncio.Task[ToolOutput]] = set()
         self._asking: asyncio.Future[Decision] | None = None
         self.cancel_requested = False
+        self.gate = gate or SandboxGate(context.capabilities)
+        self._shown_sandbox: SandboxPolicy | None = None  # on the approval last asked
+
+    def set_sandbox(self, policy: SandboxPolicy) -> None:
+        """The session's sandbox from now on; calls approved under another are refused."""
+        self.context = replace(self.context, sandbox=policy)
 
     def cancel(self) -> None:
         """Stop what has not started (a pending question too) and kill what runs."""
@@ -157,12 +168,12 @@ class CallRunner:
             if auto is not None:
                 by = self._auto_by(vc, auto)
                 self._decide(vc.call, "approve", vc.digest, by, auto, None, emit)
-                approved.append(_Approved(index, vc, vc.digest))
+                approved.append(_Approved(index, vc, vc.digest, "", self._sandbox(vc, emit)))
                 continue
             if approve_rest:
                 why = "approved with the rest of this turn"
                 self._decide(vc.call, "approve", vc.digest, "user", why, None, emit)
-                approved.append(_Approved(index, vc, vc.digest))
+                approved.append(_Approved(index, vc, vc.digest, "", self._sandbox(vc, emit)))
                 continue
             decided = await self._ask(vc, position, len(valid), emit)
             if decided is None:  # the user cancelled the turn
@@ -182,7 +193,7 @@ class CallRunner:
                 await self._remember(decision, emit)
             approve_rest = approve_rest or decision.approve_rest
             note = edited_note(final.canonical) if decision.kind == "edit" else ""
-            approved.append(_Approved(index, final, final.digest, note))
+            approved.append(_Approved(index, final, final.digest, note, self._shown_sandbox))
         if approved and not self.cancel_requested:
             await self._execute(approved, results, emit)
         for kept in approved:
@@ -192,6 +203,15 @@ class CallRunner:
         round_.cancelled = self.cancel_requested
         round_.results = [results[i] for i in sorted(results)]
         return round_
+
+    def _sandbox(self, vc: ValidatedCall, emit: Emit) -> SandboxPolicy | None:
+        """The policy an approval without a prompt binds; says once when it is unprotected."""
+        policy = self.gate.policy_for(vc.spec, self.context)
+        warning = self.gate.warning(policy)
+        if warning and not self.gate.noticed:
+            self.gate.noticed = True
+            emit(Notice(f"{vc.spec.name} was approved without asking; {warning}", "warning"))
+        return policy
 
     def _auto_by(self, vc: ValidatedCall, reason: str) -> Literal["policy", "rule"]:
         """Whether a kept rule or the approval mode approved the call (the reason says which)."""
@@ -220,6 +240,7 @@ class CallRunner:
     ) -> tuple[Decision, ValidatedCall] | None:
         current = vc
         for _ in range(MAX_EDIT_ATTEMPTS + 1):
+            sandbox = self._shown_sandbox = self.gate.policy_for(current.spec, self.context)
             request = ApprovalRequest(
                 call_id=current.call.id,
                 tool_name=current.spec.name,
@@ -227,11 +248,17 @@ class CallRunner:
                 # A copy: whatever the prompt does with it cannot change what runs.
                 arguments=MappingProxyType(copy.deepcopy(current.arguments)),
                 canonical=current.canonical,
-                digest=current.digest,
+                digest=bound_digest(current.digest, sandbox),
                 position=position,
                 total=total,
+                sandbox=sandbox.label() if sandbox else "",
+                sandbox_warning=self.gate.warning(sandbox),
             )
             decision = await self._decision(request, emit)
+            confirm = self.gate.confirmation(sandbox)
+            if confirm and decision.kind == "approve":
+                decision = await self._decision(replace(request, confirm=confirm), emit)
+                self.gate.confirmed = decision.kind == "approve"
             if decision.kind == "cancel":
                 self._decide(vc.call, "cancel", current.digest, "user", None, None, emit)
                 return None
@@ -314,16 +341,18 @@ class CallRunner:
         vc, index, note = item.call, item.index, item.note
         if self.cancel_requested:
             return
-        if arguments_digest(vc.arguments) != item.digest:
-            # What runs must be exactly what was shown and approved.
-            why = "refused: the arguments differ from the ones that were approved"
+        # What runs must be exactly what was shown and approved, under the same sandbox.
+        current = self.gate.policy_for(vc.spec, self.context)
+        why = self.gate.refusal(arguments_digest(vc.arguments), item.digest, item.sandbox, current)
+        if why is not None:
             self._finish(results, index, vc.call, note + why, True, "denied", emit)
             return
         self.recorder.append(
             ToolStartRecord(ts=time.time(), call_id=vc.call.id, digest=item.digest), sync=True
         )
         emit(ToolStarted(vc.call.id, vc.call.name))
-        task = asyncio.create_task(vc.spec.run(vc.args, self.context))
+        context = self.gate.context_for(self.context, item.sandbox)
+        task = asyncio.create_task(vc.spec.run(vc.args, context))
         self._running.add(task)
         try:
             output = await task

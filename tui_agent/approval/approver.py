@@ -15,7 +15,10 @@ class ApprovalRequest:
     """One tool call waiting for a decision: call ``position`` of ``total`` in this turn.
 
     ``canonical`` is the exact text shown to the user (what runs); ``digest`` identifies it so a
-    decision can be checked against what was shown.
+    decision can be checked against what was shown (for a tool that runs a program it also binds
+    the sandbox). ``sandbox``: where the program will run ("" for a tool that runs none);
+    ``sandbox_warning``: shown in warning colour (mode off, or a protection missing);
+    ``confirm``: set on the extra question asked once a session before running unprotected.
     """
 
     call_id: str
@@ -26,6 +29,9 @@ class ApprovalRequest:
     digest: str
     position: int
     total: int
+    sandbox: str = ""
+    sandbox_warning: str = ""
+    confirm: str = ""
 
 
 class Approver(Protocol):

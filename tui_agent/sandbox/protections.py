@@ -1,0 +1,84 @@
+"""Which protections a policy gets on this machine, which are missing, and why (``doctor``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .detect import Capabilities
+from .policy import SandboxPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    name: str
+    active: bool
+    why: str  # how it is provided, or why it is missing
+
+
+def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
+    """Every wall of the sandbox, active or not, for commands run under ``policy``."""
+    if not policy.confined:
+        return [Protection("sandbox", False, "mode off: commands run with all your rights")]
+    landlock = f"Landlock ABI {caps.landlock_abi}"
+    files = Protection(
+        "file system (writes only in the workspace, denied paths unreadable)",
+        caps.landlock_abi > 0,
+        landlock if caps.landlock_abi else caps.landlock_reason,
+    )
+    if policy.network:
+        network = Protection("network", True, "allowed by the network switch")
+    elif caps.namespaces:
+        network = Protection("network cut", True, "a network namespace of its own")
+    elif caps.landlock_abi >= 4:
+        network = Protection("network cut", True, f"{landlock} refuses TCP (UDP still passes)")
+    else:
+        network = Protection("network cut", False, caps.namespaces_reason)
+    processes = Protection(
+        "process lifetime (nothing outlives the call or the app)",
+        caps.namespaces,
+        "a PID namespace of its own" if caps.namespaces else caps.namespaces_reason,
+    )
+    view = Protection(
+        "process view (other processes and the app's environment invisible)",
+        caps.fresh_proc and caps.landlock_abi > 0,
+        "a private /proc and Landlock's ptrace rule"
+        if caps.fresh_proc and caps.landlock_abi
+        else caps.fresh_proc_reason or caps.landlock_reason,
+    )
+    limits = Protection(
+        "limits",
+        True,
+        f"at most {policy.max_processes} processes, {policy.memory_mb} MiB a process",
+    )
+    return [files, network, processes, view, limits]
+
+
+def missing(policy: SandboxPolicy, caps: Capabilities) -> list[str]:
+    """The names of the protections ``policy`` wants and this machine cannot give."""
+    return [p.name for p in protections(policy, caps) if not p.active]
+
+
+def approval_warning(policy: SandboxPolicy | None, caps: Capabilities) -> str:
+    """What the approval prompt shows in warning colour; '' when fully confined."""
+    if policy is None:
+        return ""
+    if not policy.confined:
+        return "sandbox off: this command runs unconfined, with all your rights"
+    gaps = missing(policy, caps)
+    if not gaps:
+        return ""
+    return "protection missing on this machine: " + "; ".join(gaps) + " (see tui-agent doctor)"
+
+
+def report(policy: SandboxPolicy, caps: Capabilities) -> str:
+    """``tui-agent doctor``: one line per protection."""
+    lines = [f"sandbox: {policy.label()}"]
+    for item in protections(policy, caps):
+        mark = "active " if item.active else "MISSING"
+        lines.append(f"  [{mark}] {item.name}: {item.why}")
+    if not policy.confined:
+        return "\n".join(lines)
+    lines.append(
+        "  denied paths: " + ", ".join(policy.denied) + " and the app's config, data and logs"
+    )
+    return "\n".join(lines)
