@@ -28,6 +28,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .commands.doctor import add_doctor_command
     from .commands.replay_args import add_replay_command
     from .commands.session_args import add_session_commands
     from .providers import PROTOCOLS
@@ -74,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
     sessions = add_session_commands(commands)
     add_replay_command(commands)
+    add_doctor_command(commands)
     optional_subcommand(parser, "COMMAND")
     optional_subcommand(sessions, "ACTION")
     return parser
@@ -104,6 +106,13 @@ def _add_profile_flags(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         default=argparse.SUPPRESS,
         help="the folder the tools may touch (default: current directory)",
+    )
+    group.add_argument(
+        "--sandbox",
+        metavar="MODE",
+        choices=["workspace-write", "read-only", "off"],
+        default=argparse.SUPPRESS,
+        help="how commands are confined: workspace-write (default), read-only or off",
     )
     group.add_argument(
         "--debug",
@@ -184,8 +193,17 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, name, None)
     if not hasattr(args, "debug"):
         args.debug = False
+    if getattr(args, "sandbox", None):
+        from .agent.sandbox_choice import set_cli_mode
+        from .sandbox.policy import SandboxMode
+
+        set_cli_mode(SandboxMode(args.sandbox))
     if args.command == "parse":
         return _run_parse(args.protocol, args.file)
+    if args.command == "doctor":
+        from .commands import doctor
+
+        return doctor.main(args)
     if args.command == "run":
         from .commands import run as run_command
         from .logs import redact_crashes, setup_logging

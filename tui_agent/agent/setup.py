@@ -21,6 +21,7 @@ from ..transport import RetryPolicy, StreamLimits
 from .calls import CallRunner
 from .loop import Agent, LoopSettings
 from .recorder import RecordWriter, SessionRecorder
+from .sandbox_choice import session_policy
 
 BUILTIN_SYSTEM_PROMPT = (
     "You are a coding agent working in the user's workspace through tools. Use the tools to "
@@ -89,7 +90,12 @@ def build_agent(
     registry = tool_registry(config)
     settings = config.settings
     secrets = (profile.api_key,) if profile.api_key else ()
-    context = ToolContext(workspace=workspace, protected=protected, secret_values=secrets)
+    context = ToolContext(
+        workspace=workspace,
+        protected=protected,
+        secret_values=secrets,
+        sandbox=session_policy(config, profile.name),
+    )
     recorder = SessionRecorder(writer)
     calls = CallRunner(
         registry=registry,

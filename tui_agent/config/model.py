@@ -14,6 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..approval.policy import ApprovalMode
 from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
 from ..mcp.config import McpConfigError, McpServerConfig, check_server_name
+from ..sandbox.policy import (
+    DEFAULT_DENIED_PATHS,
+    DEFAULT_MAX_PROCESSES,
+    DEFAULT_MEMORY_MB,
+    SandboxMode,
+)
 from .errors import ConfigError
 from .protocols import check_base_url, normalize_base_url, protocol_defaults
 
@@ -37,6 +43,7 @@ class Profile(BaseModel):
     stateful: bool = False  # previous_response_id / previous_interaction_id
     max_tokens: int | None = Field(default=None, gt=0)  # overrides settings.max_tokens
     system_prompt: str | None = None  # overrides settings.system_prompt
+    sandbox_network: bool | None = None  # overrides settings.sandbox_network
 
     @field_validator("protocol")
     @classmethod
@@ -102,6 +109,12 @@ class Settings(BaseModel):
     tool_output_cap: int = Field(default=65536, gt=0)  # bytes of one tool's output sent back
     max_auto_steps: int = Field(default=25, gt=0)  # auto-approved rounds before asking again
     max_tokens: int = Field(default=8192, gt=0)  # output budget (anthropic requires one)
+    # The sandbox of commands (run_command, user-defined tools): see tui_agent/sandbox/.
+    sandbox: SandboxMode = Field(default=SandboxMode.WORKSPACE_WRITE, strict=False)
+    sandbox_network: bool = False
+    sandbox_denied_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_DENIED_PATHS))
+    sandbox_max_processes: int = Field(default=DEFAULT_MAX_PROCESSES, ge=16)
+    sandbox_memory_mb: int = Field(default=DEFAULT_MEMORY_MB, ge=64)  # address space a process
 
 
 class ApprovalConfig(BaseModel):

@@ -1,0 +1,45 @@
+"""``tui-agent doctor``: which protections the command sandbox gives on this machine, and why
+one is missing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..agent.sandbox_choice import session_policy
+from ..config import ConfigError, load_config
+from ..sandbox.detect import detect
+from ..sandbox.protections import missing, report
+
+HELP = "say which protections the command sandbox has on this machine (and why one is missing)"
+
+
+def add_doctor_command(commands: Any) -> None:
+    doctor = commands.add_parser(
+        "doctor",
+        help=HELP,
+        description=HELP + ". Exit status: 0 every protection the configured mode needs is "
+        "active, 2 one is missing, 1 the configuration cannot be read.",
+    )
+    doctor.add_argument(
+        "--profile", metavar="NAME", default=None, help="a profile's network switch"
+    )
+
+
+def report_text(profile: str | None = None) -> tuple[str, bool]:
+    """The report and whether every protection is active (for the palette too)."""
+    config = load_config()
+    policy = session_policy(config, profile)
+    caps = detect()
+    return report(policy, caps), not missing(policy, caps)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        text, complete = report_text(getattr(args, "profile", None))
+    except ConfigError as exc:
+        print(f"tui-agent doctor: {exc}", file=sys.stderr)
+        return 1
+    print(text)
+    return 0 if complete else 2
