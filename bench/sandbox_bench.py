@@ -1,0 +1,80 @@
+"""The start-up cost the command sandbox adds to a command, as tui-agent pays it.
+
+    python3 bench/sandbox_bench.py [--runs 40]
+
+Runs ``true`` through ``run_in_process_group`` (what run_command uses) alternately unconfined
+and under each confined policy, ``--runs`` times each, in this one process, and reports the
+median wall time of a call and the added cost over the unconfined ``true`` of the same run (a
+ratio and milliseconds). The confined call includes everything a real call pays: the policy's
+Landlock rules (listing folders for the denied paths), the private temporary folder, the
+fork of the launcher and the init, namespaces, a private /proc and the loopback interface.
+
+Goal (issue 13): under 20 ms added a call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tui_agent.sandbox import SandboxMode, SandboxPolicy, confinement, detect
+from tui_agent.tools.process import run_in_process_group
+
+POLICIES = {
+    "unconfined": SandboxPolicy(mode=SandboxMode.OFF),
+    "workspace-write": SandboxPolicy(),
+    "workspace-write+network": SandboxPolicy(network=True),
+    "read-only": SandboxPolicy(mode=SandboxMode.READ_ONLY),
+}
+
+
+async def one_call(policy: SandboxPolicy, workspace: Path) -> float:
+    started = time.perf_counter()
+    with confinement(policy, workspace) as launch:
+        result = await run_in_process_group(
+            ["true"],
+            cwd=workspace,
+            env={**os.environ, **launch.env},
+            timeout_s=30,
+            output_cap=1000,
+            preexec=launch.preexec,
+        )
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"true failed under {policy.label()}: {result.output!r}")
+    return elapsed
+
+
+async def main(runs: int) -> None:
+    caps = detect()
+    print(
+        f"landlock ABI {caps.landlock_abi}, namespaces {caps.namespaces}, private /proc "
+        f"{caps.fresh_proc}; {runs} runs each, {os.cpu_count()} cores"
+    )
+    times: dict[str, list[float]] = {name: [] for name in POLICIES}
+    with tempfile.TemporaryDirectory() as folder:
+        for policy in POLICIES.values():  # warm-up
+            await one_call(policy, Path(folder))
+        for _ in range(runs):
+            for name, policy in POLICIES.items():
+                times[name].append(await one_call(policy, Path(folder)))
+    base = statistics.median(times["unconfined"])
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        print(
+            f"{name:>24}: {median * 1000:7.2f} ms a call, x{median / base:5.2f} of unconfined, "
+            f"+{(median - base) * 1000:6.2f} ms"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40)
+    asyncio.run(main(parser.parse_args().runs))
+    sys.exit(0)
