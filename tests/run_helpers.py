@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -29,6 +30,21 @@ RUN_TIMEOUT_S = 30.0
 ARGS = '{"path":"notes.txt"}'  # read_file's arguments in the two-step conversations
 
 
+_SESSION_TEXT = re.compile(r"session [0-9a-z]+ \((new|resumed)\)\n")
+
+
+def split_session_line(stdout: str, stderr: str) -> tuple[str, str, str | None]:
+    """``run`` first says which session it writes: a stderr line in text mode, the first
+    stdout event with --json. Split it off, so tests of the rest see the rest."""
+    found = _SESSION_TEXT.match(stderr)
+    if found:
+        return stdout, stderr[found.end() :], found.group(0)
+    first, _, rest = stdout.partition("\n")
+    if first.startswith('{"type": "session_started"'):
+        return rest, stderr, first
+    return stdout, stderr, None
+
+
 @dataclass
 class Done:
     """A finished run: exit status, both outputs, and how long it took."""
@@ -37,6 +53,10 @@ class Done:
     stdout: str
     stderr: str
     seconds: float
+    session_line: str | None = None  # run's first line: which session it writes (split off)
+
+    def __post_init__(self) -> None:
+        self.stdout, self.stderr, self.session_line = split_session_line(self.stdout, self.stderr)
 
     def events(self) -> list[dict[str, Any]]:
         """The --json lines, each parsed."""

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from .run_helpers import split_session_line
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 60
 
@@ -22,6 +24,10 @@ class Done:
     code: int
     stdout: str
     stderr: str
+    session_line: str | None = None
+
+    def __post_init__(self) -> None:
+        self.stdout, self.stderr, self.session_line = split_session_line(self.stdout, self.stderr)
 
 
 @pytest.fixture
@@ -105,7 +111,10 @@ def test_write_without_approval_is_denied_and_said_so(home: Path) -> None:
     done = run(home, "write notes.txt saying hello", "--profile", "demo")
     assert done.code == 0, done.stderr
     assert not (home / "ws" / "notes.txt").exists()
-    assert "You denied the call to `write_file`, so I did not write `notes.txt`" in done.stdout
+    assert (
+        "The approval mode denied the call to `write_file`, so I did not write `notes.txt`"
+        in done.stdout
+    )
 
 
 def test_truncate_exits_2_and_runs_nothing(home: Path) -> None:

@@ -191,8 +191,7 @@ def test_a_read_only_data_dir_warns_and_the_run_goes_on_in_memory(tmp_path: Path
     told = _warnings(done.events())
     assert told and all("Read-only file system" in text for _, text in told)
     assert all(done.events()[at]["level"] == "warning" for at, _ in told)
-    assert done.events()[-1]["type"] == "notice"  # and reminded as the run ends
-    assert done.events()[-1]["level"] == "warning"
+    assert len(told) == 1  # said once, when it happened (it was printed twice before)
     assert list((tmp_path / "saved").iterdir()) == []
 
 

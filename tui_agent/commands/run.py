@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine
@@ -42,10 +43,21 @@ EXIT_COMPLETE, EXIT_USAGE, EXIT_TRUNCATED = 0, 1, 2
 
 
 def main(args: argparse.Namespace) -> int:
+    shown: list[_Printer] = []  # the printer, once there is one (to end its line on Ctrl-C)
     try:
-        return asyncio.run(_stoppable(_run(args)))
+        return asyncio.run(_stoppable(_run(args, shown)))
     except (KeyboardInterrupt, asyncio.CancelledError):
+        if shown and shown[0].mid_line:
+            with contextlib.suppress(OSError):
+                sys.stdout.write("\n")  # the message starts a line of its own
+                sys.stdout.flush()
         print("tui-agent run: interrupted", file=sys.stderr)
+        return EXIT_TRUNCATED
+    except BrokenPipeError:
+        # The reader went away (`run ... | head -1`): stop quietly, as the other commands do.
+        # Point stdout at /dev/null so Python's flush at exit does not complain again.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_TRUNCATED
 
 
@@ -68,7 +80,7 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     approver = HeadlessApprover(args.approve)
     options = HostOptions.from_flags(args, resume=args.session)
     try:
@@ -76,8 +88,11 @@ async def _run(args: argparse.Namespace) -> int:
     except (ConfigError, SessionError) as exc:
         return _fail(str(exc))
     out = _Printer(sys.stdout, sys.stderr, args.json, host.redactor)
+    shown.append(out)
+    out.session_started(host.writer.session_id, resumed=not host.created)
     for notice in host.notices:
         out.event(notice)
+    degraded_at_start = getattr(host.writer, "degraded", None)
     outcome = "truncated"
     try:
         async for event in host.agent.send(args.prompt):
@@ -86,8 +101,9 @@ async def _run(args: argparse.Namespace) -> int:
                 outcome = event.outcome
     finally:
         await host.close()
-    if getattr(host.writer, "degraded", None):
-        out.event(Notice(str(host.writer.degraded), "warning"))
+    degraded = getattr(host.writer, "degraded", None)
+    if degraded and degraded != degraded_at_start:  # said once: at start, or when it happened
+        out.event(Notice(str(degraded), "warning"))
     out.finish()
     return EXIT_COMPLETE if outcome == "complete" else EXIT_TRUNCATED
 
@@ -104,7 +120,7 @@ class _Printer:
     def __init__(self, stdout: TextIO, stderr: TextIO, as_json: bool, redactor: Redactor) -> None:
         self.stdout, self.stderr, self.as_json = stdout, stderr, as_json
         self.redactor = redactor
-        self._mid_line = False
+        self.mid_line = False
         self._text = StreamRedactor(redactor)
         self._reasoning = StreamRedactor(redactor)
 
@@ -122,11 +138,22 @@ class _Printer:
             return
         described = _describe(event, self.redactor.redact)
         if described:
-            if self._mid_line:
+            if self.mid_line:
                 self.stdout.write("\n")
-                self._mid_line = False
+                self.mid_line = False
             self.stderr.write(markdown_safe(self.redactor.redact(described)) + "\n")
             self.stderr.flush()
+
+    def session_started(self, session_id: str, *, resumed: bool) -> None:
+        """Which session this run writes: the first --json event, a line on stderr in text."""
+        if self.as_json:
+            self._json_line(
+                {"type": "session_started", "session_id": session_id, "resumed": resumed}
+            )
+            return
+        what = "resumed" if resumed else "new"
+        self.stderr.write(f"session {session_id} ({what})\n")
+        self.stderr.flush()
 
     def _json_line(self, fields: dict[str, Any]) -> None:
         line = json.dumps(redact_value(fields, self.redactor), ensure_ascii=True)
@@ -140,7 +167,7 @@ class _Printer:
             self._json_line(event_to_json(TextDelta(text)))
             return
         self.stdout.write(markdown_safe(text))
-        self._mid_line = not text.endswith("\n")
+        self.mid_line = not text.endswith("\n")
         self.stdout.flush()
 
     def _show_reasoning(self, text: str) -> None:
@@ -153,7 +180,7 @@ class _Printer:
 
     def finish(self) -> None:
         self._flush_streams()
-        if self._mid_line and not self.as_json:
+        if self.mid_line and not self.as_json:
             self.stdout.write("\n")
 
 
