@@ -76,13 +76,17 @@ def test_ctrl_c_during_the_stream_runs_nothing(home: Home, inherited: str) -> No
 
 @pytest.mark.parametrize("sig", SIGNALS, ids=["SIGINT", "SIGTERM"])
 def test_a_signal_while_a_tool_runs_kills_it(sig: signal.Signals, home: Home) -> None:
-    pid_file = home.workspace / "pid.txt"
+    ready = home.workspace / "ready.txt"
+    # A sleep no other process runs: found by its command line (in the command's sandbox, $$
+    # would be a PID of its own namespace, not the one seen from here).
+    nap = f"{30 + os.getpid() % 1000 / 1000:.3f}"
     with FakeProvider("openai-chat", api_key=KEY) as server:
-        server.script(Reply(_command_call("echo $$ > pid.txt; exec sleep 30")))
+        server.script(Reply(_command_call(f"echo 1 > ready.txt; exec sleep {nap}")))
         process = home.start(server, "sleep", approve="all")
         pid = None
         try:
-            pid = _wait_for_pid(pid_file)
+            _wait_for_pid(ready)
+            pid = _sleeping(nap)
             process.send_signal(sig)
             done = finish(process)
             deadline = time.monotonic() + 3.0
@@ -100,3 +104,17 @@ def test_a_signal_while_a_tool_runs_kills_it(sig: signal.Signals, home: Home) ->
     records = home.records()
     assert types(records)[-2:] == ["tool_start", "tool_result"]
     assert records[-1]["status"] == "interrupted"
+
+
+def _sleeping(nap: str, timeout: float = 10.0) -> int:
+    """The PID (as seen here) of the ``sleep NAP`` process."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError):
+                if (entry / "cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", nap.encode()]:
+                    return int(entry.name)
+        time.sleep(0.05)
+    raise AssertionError(f"no process runs sleep {nap}")
