@@ -59,7 +59,7 @@ class PromptApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.key_clock.pressed()  # as TuiAgentApp does
+            self.key_clock.pressed(event.time)  # as TuiAgentApp does
         await super().on_event(event)
 
     def compose(self) -> ComposeResult:

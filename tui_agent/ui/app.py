@@ -93,7 +93,7 @@ class TuiAgentApp(SafeApp):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.key_clock.pressed()  # before any widget gets the key
+            self.key_clock.pressed(event.time)  # before any widget gets the key
         await super().on_event(event)
 
     def action_focus_next(self) -> None:

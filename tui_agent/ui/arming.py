@@ -34,7 +34,8 @@ class KeyClock:
         self._listeners: list[Callable[[float], None]] = []
 
     def pressed(self, at: float | None = None) -> None:
-        """A key was pressed (called before the key is delivered to any widget)."""
+        """A key was pressed at ``at`` (when the terminal's key became an event; a busy app may
+        handle it later), called before the key is delivered to any widget."""
         at = now() if at is None else at
         self.last = at
         for listener in list(self._listeners):
@@ -106,5 +107,5 @@ class Arming:
             return False
         if self.armed(at):
             return True
-        self._due = at + self.delay
+        self._due = max(self._due, at + self.delay)
         return False

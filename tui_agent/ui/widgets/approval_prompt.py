@@ -109,6 +109,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self._future = future
         self._mode: Mode = "loading"
         self._attention = Attention(self, arming_delay, self._refresh_hints)
+        self._enter_decides = False
         self._decision: Decision | None = None
         command = request.arguments.get("command") if request.tool_name == SHELL_TOOL else None
         self._prefix = default_prefix(command) if isinstance(command, str) else None
@@ -180,7 +181,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     async def on_key(self, event: events.Key) -> None:
         key = event.key
-        decides = self._attention.key() and self._mode != "loading"
+        decides = self._attention.key(event.time) and self._mode != "loading"
+        self._enter_decides = key == "enter" and decides  # the inputs' Enter comes next
         typed = key not in SCROLL_KEYS and not decides and self._mode in ("loading", "choose")
         if typed and self._attention.give_back(event):  # typed for the message box
             event.stop()
@@ -268,8 +270,9 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if not self.armed:  # Enter came right after the input opened, or while typing
+        if not self._enter_decides:  # Enter came right after the input opened, or while typing
             return
+        self._enter_decides = False
         if event.input.id == "reason" and self._mode == "reason":
             self._resolve(deny(event.value.strip() or None))
         elif event.input.id == "prefix" and self._mode == "prefix":
@@ -339,7 +342,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
             prefix=self._prefix is not None,
             rest=self.request.position < self.request.total,
         )
-        if self._mode == "decided":
+        hints = self.query(KeyHints)
+        if self._mode == "decided" or not hints:  # decided, or taken down
             return
         armed = self.armed
         self.set_class(not armed, "-arming")
@@ -348,7 +352,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
             note = "keep typing — press Tab to answer, or pause 1 s"
         elif not self._attention.attended():
             note = "press Tab to answer"
-        self.query_one(KeyHints).show_keys(pairs, arming=not armed, note=note)
+        hints.first().show_keys(pairs, arming=not armed, note=note)
 
 
 def _css_name(risk: str) -> str:

@@ -103,10 +103,11 @@ class Attention:
             self._sync(at)
         self._report()
 
-    def key(self) -> bool:
-        """A key that reached the owner: True when it may decide (else the delay restarts)."""
+    def key(self, at: float) -> bool:
+        """A key pressed at ``at`` that reached the owner: True when it may decide (else the
+        delay restarts)."""
         self._sync(now())
-        decides = self.attended() and self.arming.key(now())
+        decides = self.attended() and self.arming.key(at)
         self._report()
         return decides
 
@@ -138,7 +139,7 @@ class Attention:
 
     def _key_pressed(self, at: float) -> None:
         """Every key in the app, before any widget gets it."""
-        self._sync(at)
+        self._sync(now())
         if self.arming.running:
             self.arming.key(at)
         self._report()
