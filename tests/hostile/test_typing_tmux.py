@@ -1,0 +1,93 @@
+"""Validation and approval, part 5: typing across an approval prompt in a real terminal (tmux).
+
+The installed ``tui-agent`` on the offline demo model runs in a tmux pane (120x40, isolated
+HOME and XDG folders); keys arrive through tmux as a terminal sends them, at ~8 characters a
+second with jitter, text holding every choice key, sent right after the message that makes the
+demo ask for a ``run_command``. Nothing is decided, every key is in the message box, the prompt
+says it waits; after a pause ``n`` denies. Skipped when tmux is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+TEXT = "Any tent type repo yes"
+KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def _tmux(*args: str) -> str:
+    assert TMUX is not None
+    done = subprocess.run([TMUX, *args], capture_output=True, text=True, timeout=10, check=False)
+    return done.stdout
+
+
+def test_typing_across_the_prompt_in_a_terminal_decides_nothing(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS and not k.startswith("TMUX")}
+    for name in ("home", "config", "data", "state", "ws"):
+        (tmp_path / name).mkdir()
+    env |= {
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TUI_AGENT_DEMO_PACE": "0",
+        "TERM": "xterm-256color",
+    }
+    workspace = tmp_path / "ws"
+    (workspace / "src").mkdir()
+    name = f"tui-agent-typing-{uuid.uuid4().hex[:8]}"
+    command = f"{sys.executable} -m tui_agent"
+    socket = ["-L", name]  # a tmux server of its own, ended with the test
+    subprocess.run(
+        [TMUX or "tmux", *socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
+         "-c", str(workspace), command],
+        env=env, check=True, timeout=10,
+    )  # fmt: skip
+
+    def tmux(*args: str) -> str:
+        return _tmux(*socket, *args)
+
+    def screen() -> str:
+        return tmux("capture-pane", "-p", "-t", name)
+
+    def wait(text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while text not in (shown := screen()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} never shown:\n{shown}")
+            time.sleep(0.1)
+        return shown
+
+    try:
+        wait("offline demo model")
+        tmux("send-keys", "-t", name, "-l", "run ls -l src")
+        tmux("send-keys", "-t", name, "Enter")
+        rng = random.Random(10)
+        said_so = False
+        for char in TEXT:
+            tmux("send-keys", "-t", name, "-l", char)
+            time.sleep(rng.uniform(0.5, 1.5) / 8)
+            said_so = said_so or "keep typing" in screen()
+        shown = wait(TEXT, 5.0)  # every key in the message box
+        assert said_so, shown
+        assert "waiting for approval: run_command" in shown, shown  # not decided
+        assert "run_command waiting" in shown, shown
+        time.sleep(1.8)  # a pause: the prompt takes focus and arms
+        tmux("send-keys", "-t", name, "n")
+        shown = wait("run_command denied")
+        assert TEXT in shown  # the message is still in the box
+    finally:
+        tmux("send-keys", "-t", name, "C-q")
+        time.sleep(0.5)
+        tmux("kill-server")
