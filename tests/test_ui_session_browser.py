@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, OptionList
 
 from tests.sessions_cli_helpers import Cli
 from tui_agent.agent.fork import message_count
@@ -21,6 +21,7 @@ from tui_agent.agent.host_options import HostOptions
 from tui_agent.session import SessionStore
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.screens.fork_picker import ForkPicker
 from tui_agent.ui.screens.session_browser import Question, SessionBrowser
 from tui_agent.ui.session_search import SessionTextIndex, matches
 from tui_agent.ui.session_switch import current_session_id
@@ -272,10 +273,22 @@ async def test_fork_at_a_message_then_switch_to_it(cli: Cli) -> None:
         browser = await open_browser(pilot, 2)
         await highlight(pilot, browser, source)
         await pilot.press("f")
-        answer = browser.query_one("#answer", Input)
-        assert answer.value == "6"  # the last message by default
-        answer.value = "3"
-        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(tui.screen, ForkPicker), "the fork picker")
+        picker = tui.screen
+        assert isinstance(picker, ForkPicker)
+        options = picker.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 6, "the six messages")
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(6)]
+        assert [" ".join(line.split()) for line in shown] == [
+            "1 you one",
+            "2 model answer to one",
+            "3 you two",
+            "4 model answer to two",
+            "5 you three",
+            "6 model answer to three",
+        ]
+        assert options.highlighted == 5  # the last message at first
+        await pilot.press("up", "up", "up", "enter")
         await wait_for(pilot, lambda: len(browser.shown) == 3, "the fork in the list")
         question = browser.query_one(Question)
         assert "Switch to it?" in str(question.render())

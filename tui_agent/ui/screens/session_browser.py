@@ -7,8 +7,9 @@ once per file version (``SessionTextIndex``), so hundreds of sessions stay respo
 Keys: Enter resumes the highlighted session (from the search field or the table), ↓ goes from
 the search field to the table; in the table ``r`` renames (an inline field, saved as a rename
 record), ``d`` deletes after a y/n question (never the open session), ``f`` forks at a message
-(asked, the last by default) and then offers to switch to the fork; Esc cancels a question, else
-closes the browser. Every title, model and error shown here goes through ``sanitize``.
+(picked from a list of the messages with their first lines: ``fork_picker``) and then offers
+to switch to the fork; Esc cancels a question, else closes the browser. Every title, model and
+error shown here goes through ``sanitize``.
 """
 
 from __future__ import annotations
@@ -259,8 +260,6 @@ class SessionBrowser(ModalScreen[None]):
         self._end_ask()
         if ask.kind == "rename":
             self._rename(ask.session_id, event.value)
-        elif ask.kind == "fork":
-            await self._fork(ask.session_id, event.value)
 
     def action_close(self) -> None:
         if self.ask is not None:
@@ -337,8 +336,13 @@ class SessionBrowser(ModalScreen[None]):
         if summary.messages == 0:
             self.notify("the session has no messages to fork", severity="warning")
             return
-        prompt = f"Fork {summary.id} at message (1 to {summary.messages}; Enter forks):"
-        self._ask_line(Ask("fork", summary.id), prompt, str(summary.messages))
+        from .fork_picker import ForkPicker
+
+        def picked(at: int | None) -> None:
+            if at is not None:
+                self.call_later(self._fork, summary.id, str(at))
+
+        self.app.push_screen(ForkPicker(summary.id, self.store), picked)
 
     async def _fork(self, session_id: str, value: str) -> None:
         from ...agent.fork import fork_session
