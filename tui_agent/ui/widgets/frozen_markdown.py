@@ -96,6 +96,11 @@ class FrozenMarkdown(Static):
         self._rendered = _RenderedOnce(markdown)
         self.update(self._rendered)
 
+    @property
+    def lines(self) -> list[str]:
+        """The plain text of each line as last rendered (empty until first rendered)."""
+        return list(self._rendered.lines) if self._rendered is not None else []
+
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text as shown (Textual extracts text only from its own content)."""
         if self._rendered is None or not self._rendered.lines:

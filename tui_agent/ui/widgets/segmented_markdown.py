@@ -255,11 +255,11 @@ class SegmentedMarkdown(Vertical):
         await self.mount(self._live)
 
     async def _freeze(self, work: _Freeze) -> None:
-        live, self._live = self._live, None
         with self.app.batch_update():
             if work.display.strip():
                 await self._frozen.mount(self.make_frozen(work.display))
             self._shown = work.index + 1
+            live, self._live = self._live, None
             if live is not None:
                 await live.remove()
 
@@ -267,10 +267,10 @@ class SegmentedMarkdown(Vertical):
         """Show what no frozen widget shows as plain text, and keep it current until the end."""
         self._work.clear()
         plain = self._plain = Static(classes="plain")
-        live, self._live = self._live, None
+        self._live = None
         try:
-            if live is not None:
-                await live.remove()
+            # The plain text starts where the frozen segments end: any live widget goes.
+            await self.query_children(Markdown).remove()
             await self.mount(plain)
             while True:
                 self._wake.clear()
