@@ -33,6 +33,7 @@ from ..tools.arguments import arguments_digest
 from ..tools.registry import ToolRegistry
 from ..tools.spec import Risk, ToolContext, ToolOutput
 from ..tools.validation import InvalidCall, ValidatedCall, validate_call, validate_edited
+from .call_checkpoints import CallCheckpoints
 from .call_sandbox import SandboxGate
 from .events import AgentEvent, CallDecided, CallInvalid, Notice, ToolFinished, ToolStarted
 from .recorder import SessionRecorder
@@ -125,6 +126,7 @@ class CallRunner:
         self.cancel_requested = False
         self.gate = gate or SandboxGate(context.capabilities)
         self._shown_sandbox: SandboxPolicy | None = None  # on the approval last asked
+        self.checkpoints: CallCheckpoints | None = None  # set by the host: see call_checkpoints
 
     def set_sandbox(self, policy: SandboxPolicy) -> None:
         """The session's sandbox from now on; calls approved under another are refused."""
@@ -352,7 +354,10 @@ class CallRunner:
         )
         emit(ToolStarted(vc.call.id, vc.call.name))
         context = self.gate.context_for(self.context, item.sandbox)
-        task = asyncio.create_task(vc.spec.run(vc.args, context))
+        run = vc.spec.run(vc.args, context)
+        if self.checkpoints is not None:
+            run = self.checkpoints.around(vc, context, run, emit, self.gate)
+        task = asyncio.create_task(run)
         self._running.add(task)
         try:
             output = await task

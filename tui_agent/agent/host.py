@@ -30,6 +30,7 @@ from ..session import LoadedSession, Redactor, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, NoteRecord, UserRecord
 from ..stream.usage import tokens_in
+from .call_checkpoints import call_checkpoints
 from .events import Notice
 from .history import messages_from_records
 from .host_options import HostOptions
@@ -202,6 +203,7 @@ async def open_host(
         config_path=default_config_path(),
     )
     mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools)
+    agent.calls.checkpoints = call_checkpoints(workspace, agent.calls.recorder)
     return SessionHost(
         config=config,
         profile=profile,

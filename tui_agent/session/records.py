@@ -145,6 +145,91 @@ class ToolListRecord(_Record):
     tools: list[OfferedTool]
 
 
+class CapturedFile(BaseModel):
+    """One workspace file's state as a checkpoint saw it (never through a symlink).
+
+    ``kind``: missing, file, symlink, other (a folder, a FIFO: never restored) or uncovered (not
+    captured: over the size limit, unreadable). ``digest`` says where the content is kept:
+    ``sha256:HEX`` in the checkpoint folder's blob store, ``git:SHA1`` in its shadow repository
+    (a symlink's content is its target). ``folders``: missing folders a write would create.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str  # relative to the workspace, '/'-separated
+    kind: Literal["missing", "file", "symlink", "other", "uncovered"]
+    mode: int = 0  # permission bits
+    size: int = 0
+    digest: str = ""
+    folders: list[str] = Field(default_factory=list)
+
+
+class CheckpointRecord(_Record):
+    """What an approved call may change, captured just before it ran.
+
+    ``method``: file (write_file, edit_file: the file's exact state) or snapshot (a command or
+    another tool: a tree of the shadow repository). ``store`` names the workspace's checkpoint
+    folder in the data folder. ``notice`` says what is not covered; ``error`` why nothing was.
+    """
+
+    type: Literal["checkpoint"] = "checkpoint"
+    call_id: str
+    tool: str
+    method: Literal["file", "snapshot"]
+    store: str
+    files: list[CapturedFile] = Field(default_factory=list)
+    tree: str | None = None
+    notice: str | None = None
+    error: str | None = None
+
+
+class CheckpointDoneRecord(_Record):
+    """The same files (or tree) right after the call: what a rewind expects to find."""
+
+    type: Literal["checkpoint_done"] = "checkpoint_done"
+    call_id: str
+    files: list[CapturedFile] = Field(default_factory=list)
+    tree: str | None = None
+    error: str | None = None
+
+
+class RewoundFile(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    before: CapturedFile  # as it was when the rewind ran (kept, so the rewind can be undone)
+    after: CapturedFile  # what the rewind put there
+
+
+class RewindRecord(_Record):
+    """Files a rewind changed, with their states before and after: a rewind can be undone."""
+
+    type: Literal["rewind"] = "rewind"
+    id: str
+    to: int | None = None  # the message rewound to; None for an undo
+    undoes: str | None = None  # the id of the rewind this one undid
+    store: str
+    files: list[RewoundFile] = Field(default_factory=list)
+    session: str | None = None  # the fork that holds the rewound conversation
+
+
+class CompactionRecord(_Record):
+    """The conversation was compacted: ``summary`` stands for its first ``replaced`` messages
+    (as the conversation is rebuilt from these records), out of the ``at`` it held then. The
+    records before it stay: the transcript, replay, export and a fork before it show them all.
+    """
+
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    replaced: int
+    at: int
+    tokens_before: int
+    tokens_after: int
+    reason: str = "manual"  # manual | auto | overflow
+    protocol: str = ""
+    model: str = ""
+    usage: dict[str, Any] | None = None  # of the request that wrote the summary
+
+
 Record = Annotated[
     HeaderRecord
     | UserRecord
@@ -155,6 +240,9 @@ Record = Annotated[
     | ToolStartRecord
     | WithdrawRecord
     | NoteRecord
-    | ToolListRecord,
+    | ToolListRecord
+    | CheckpointRecord
+    | CheckpointDoneRecord
+    | RewindRecord,
     Field(discriminator="type"),
 ]

@@ -1,0 +1,191 @@
+"""Snapshots of a workspace in a shadow git repository kept in the app's data folder.
+
+Every git command runs with ``GIT_DIR`` (the shadow repository), ``GIT_WORK_TREE`` (the
+workspace) and ``GIT_INDEX_FILE`` (the shadow's own index) set, and with the system and global
+git configuration left out (no hooks, filters or fsmonitor of the person's own run here), so the
+workspace's own ``.git`` is never read or written. A snapshot is the tree ``git add -A`` and
+``git write-tree`` make: ``.gitignore`` files are honoured, symlinks are stored as links, never
+followed. Not covered, and said so in the snapshot's notice: ignored files, files over the size
+limit, nested repositories, empty folders; a tree of more files than the file-count limit is not
+snapshotted at all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from ..session.records import CapturedFile
+from .folder import CheckpointFolder
+
+DEFAULT_MAX_FILES = 20_000
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+_SHOWN = 5  # skipped files named in a notice
+_KINDS = {"100644": "file", "100755": "file", "120000": "symlink"}
+
+
+class ShadowError(RuntimeError):
+    """git is missing or failed; the message says which command and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_files: int = DEFAULT_MAX_FILES
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    tree: str | None  # None: not taken (over the file-count limit)
+    notice: str  # what is not covered
+
+
+def _escape(path: str) -> str:
+    """A path as a gitignore pattern that matches exactly it (anchored at the root)."""
+    special = "\\*?[!# "
+    return "/" + "".join("\\" + c if c in special else c for c in path)
+
+
+class ShadowRepo:
+    def __init__(self, folder: CheckpointFolder, limits: Limits | None = None) -> None:
+        self.folder = folder
+        self.limits = limits or Limits()
+
+    def _env(self) -> dict[str, str]:
+        env = {
+            "GIT_DIR": str(self.folder.shadow),
+            "GIT_WORK_TREE": str(self.folder.workspace),
+            "GIT_INDEX_FILE": str(self.folder.shadow / "index"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_OPTIONAL_LOCKS": "0",
+            "LC_ALL": "C",
+            "PATH": os.environ.get("PATH", os.defpath),
+        }
+        if "HOME" in os.environ:
+            env["HOME"] = os.environ["HOME"]
+        return env
+
+    def git(self, *args: str, data: bytes | None = None, tree: bool = True) -> bytes:
+        program = shutil.which("git")
+        if program is None:
+            raise ShadowError("git is not installed: commands cannot be checkpointed")
+        done = subprocess.run(
+            [program, "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null", *args],
+            input=data,
+            capture_output=True,
+            cwd=self.folder.workspace,
+            env={k: v for k, v in self._env().items() if tree or k != "GIT_WORK_TREE"},
+            check=False,
+        )
+        if done.returncode != 0:
+            why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise ShadowError(f"git {args[0]} failed: {why[-1] if why else done.returncode}")
+        return done.stdout
+
+    def _init(self) -> None:
+        if (self.folder.shadow / "HEAD").exists():
+            return
+        self.folder.ensure()
+        self.git("init", "-q", "--bare", tree=False)
+        for key, value in (
+            ("core.autocrlf", "false"),
+            ("core.symlinks", "true"),
+            ("core.fsmonitor", "false"),
+            ("gc.auto", "0"),
+        ):
+            self.git("config", key, value)
+
+    def snapshot(self) -> Snapshot:
+        """The workspace as a tree of the shadow repository (call under the folder's lock)."""
+        self._init()
+        listed = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        paths = sorted({p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p})
+        nested = [p for p in paths if p.endswith("/")]  # repositories inside the workspace
+        files = [p for p in paths if not p.endswith("/")]
+        if len(files) > self.limits.max_files:
+            return Snapshot(
+                None,
+                f"not checkpointed: the workspace has {len(files):,} files that .gitignore does "
+                f"not exclude, over the limit of {self.limits.max_files:,}",
+            )
+        root = self.folder.workspace
+        large = []
+        for rel in files:
+            try:
+                info = os.lstat(root / rel)
+            except OSError:
+                continue
+            if info.st_size > self.limits.max_file_bytes and not os.path.islink(root / rel):
+                large.append(rel)
+        excluded = [p.rstrip("/") + "/" for p in nested] + large
+        info_dir = self.folder.shadow / "info"
+        info_dir.mkdir(exist_ok=True)
+        (info_dir / "exclude").write_text(
+            "".join(_escape(p) + "\n" for p in excluded), encoding="utf-8", errors="surrogateescape"
+        )
+        if large:
+            data = b"".join(os.fsencode(p) + b"\0" for p in large)
+            self.git("update-index", "-z", "--force-remove", "--stdin", data=data)
+        self.git("add", "-A", "--ignore-errors")
+        tree = self.git("write-tree").decode().strip()
+        return Snapshot(tree, _notice(large, nested, self.limits))
+
+    def changes(self, before: str, after: str) -> list[tuple[CapturedFile, CapturedFile]]:
+        """Each path that differs between two trees: its state in each."""
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", before, after)
+        fields = out.split(b"\0")
+        found = []
+        for at in range(0, len(fields) - 1, 2):
+            head, raw_path = fields[at], fields[at + 1]
+            if not head.startswith(b":"):
+                break
+            old_mode, new_mode, old_sha, new_sha, _status = head[1:].decode().split(" ")
+            rel = raw_path.decode("utf-8", "surrogateescape")
+            found.append((_state(rel, old_mode, old_sha), _state(rel, new_mode, new_sha)))
+        return found
+
+    def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
+        """The content of each blob, by id (``git cat-file --batch``)."""
+        if not shas:
+            return {}
+        out = self.git("cat-file", "--batch", data="".join(s + "\n" for s in shas).encode())
+        found: dict[str, bytes] = {}
+        at = 0
+        while at < len(out):
+            end = out.index(b"\n", at)
+            header = out[at:end].decode().split(" ")
+            if len(header) != 3:  # "<sha> missing"
+                at = end + 1
+                continue
+            size = int(header[2])
+            found[header[0]] = out[end + 1 : end + 1 + size]
+            at = end + 1 + size + 1
+        return found
+
+
+def _state(rel: str, mode: str, sha: str) -> CapturedFile:
+    if mode == "000000":
+        return CapturedFile(path=rel, kind="missing")
+    kind = _KINDS.get(mode)
+    if kind is None:  # a nested repository's commit
+        return CapturedFile(path=rel, kind="other")
+    bits = 0o777 if kind == "symlink" else (0o755 if mode == "100755" else 0o644)
+    return CapturedFile(path=rel, kind=kind, mode=bits, digest=f"git:{sha}")  # type: ignore[arg-type]
+
+
+def _notice(large: list[str], nested: list[str], limits: Limits) -> str:
+    parts = []
+    if large:
+        more = f" and {len(large) - _SHOWN} more" if len(large) > _SHOWN else ""
+        names = ", ".join(large[:_SHOWN]) + more
+        size = limits.max_file_bytes // 2**20
+        parts.append(f"{len(large)} file(s) over {size} MB ({names})")
+    if nested:
+        names = ", ".join(p.rstrip("/") for p in nested[:_SHOWN])
+        plural = "y" if len(nested) == 1 else "ies"
+        parts.append(f"{len(nested)} nested repositor{plural} ({names})")
+    return "not covered: " + "; ".join(parts) if parts else ""
