@@ -1,11 +1,16 @@
 """The message box: Enter sends; Ctrl+J, Alt+Enter (and Shift+Enter where the terminal reports
-it) add a line; Up on the first line and Down on the last walk through earlier messages."""
+it) add a line; Up on the first line and Down on the last walk through earlier messages.
+
+Alt+Enter reaches the app as ``alt+enter`` also where the terminal sends it as ESC then Enter
+(tmux, ssh): see ``terminal_keys``."""
 
 from __future__ import annotations
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+
+from .. import terminal_keys
 
 _NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "ctrl+enter"})
 
@@ -31,6 +36,9 @@ class PromptInput(TextArea):
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
+
+    def on_mount(self) -> None:
+        terminal_keys.install()
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
