@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -11,10 +12,11 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ..stream import jsonparse
-from .records import Record
+from .records import RawEvent, Record
 
 RECORD: TypeAdapter[Record] = TypeAdapter(Record)
 BOM = b"\xef\xbb\xbf"
+_BATCH = 1024  # raw events encoded at a time: about 150-250 KB of JSON for tiny events
 # The writer puts "ts" then "type" first (field order), so a line's type can be read cheaply.
 _TYPE_SNIFF = re.compile(rb'\{"ts":[-+0-9.eE]{1,32},"type":"([a-z_]{1,32})"')
 
@@ -32,6 +34,32 @@ def encode_line(record: Any) -> bytes:
         # still carry them as \ud800 escapes, which the loader reads back as they were.
         plain = record.model_dump(mode="python")
         return json.dumps(plain, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+
+
+def encode_pieces(record: Any) -> Iterator[bytes]:
+    """The same record as ``encode_line``, as pieces of one line (``_BATCH`` raw events each).
+
+    A record's raw events (up to a turn's limit, tens of MB) are encoded a batch at a time after
+    the rest of the record, so the line is never built whole. Everything but the raw events is
+    encoded first: what can fail to encode fails before the first piece.
+    """
+    raw = getattr(record, "raw", None)
+    if not isinstance(raw, list) or not raw or not all(isinstance(e, RawEvent) for e in raw):
+        yield encode_line(record)
+        return
+    head = encode_line(record.model_copy(update={"raw": []}))
+    if not head.endswith(b',"raw":[]}\n'):  # the encoder's fallback form: keep it whole
+        yield encode_line(record)
+        return
+    yield head[: -len(b"]}\n")]
+    for at in range(0, len(raw), _BATCH):
+        batch = [{"t": e.t, "event": e.event, "data": e.data} for e in raw[at : at + _BATCH]]
+        try:
+            piece = orjson.dumps(batch)
+        except TypeError:  # a lone surrogate: escaped, as encode_line's fallback does
+            piece = json.dumps(batch, ensure_ascii=True, separators=(",", ":")).encode()
+        yield (b"," if at else b"") + piece[1:-1]
+    yield b"]}\n"
 
 
 def clean_line(line: bytes) -> bytes:

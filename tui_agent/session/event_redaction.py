@@ -15,13 +15,20 @@ The rule:
 - Data that is not JSON is redacted as text.
 - Only an event in which something was redacted is re-serialized (compact JSON, same key order);
   every other event keeps its data byte for byte, so signatures and encrypted reasoning round-trip.
+
+Memory: a turn may hold 200,000 events, so nothing is kept per event or per string. The events
+are read in passes, each parsing one event at a time: the first keeps, per JSON path, only the
+last few characters of its joined strings, enough to see whether the joined text holds one of the
+literals every match holds (``Redactor.may_match``). Nearly always none does, and that is all.
+Otherwise the joined text of just those paths is built and searched, and a last pass cuts the
+matches out of the pieces they came from (counting each piece's offset as it goes) and rebuilds
+the events that changed.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Sequence
-from dataclasses import dataclass
+import io
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..stream import jsonparse
@@ -32,59 +39,121 @@ OPAQUE_KEYS = frozenset({"encrypted_content", "signature", "thoughtSignature", "
 OPAQUE_DATA_TYPES = frozenset({"redacted_thinking", "reasoning.encrypted"})
 ARGUMENT_KEYS = frozenset({"args", "arguments", "partialArgs", "input"})
 
-_TEXT_PATH: tuple[str | int, ...] = ("<text>",)
+JsonPath = tuple[str | int, ...]
+Holder = dict[str, Any] | list[Any]
+_TEXT_PATH: JsonPath = ("<text>",)
 
 
-@dataclass(slots=True)
-class _Leaf:
-    event: int
-    holder: dict[str, Any] | list[Any] | None  # None: the event's whole data is this text
-    key: str | int
-    text: str
-
-
-def redact_events(events: Sequence[RawEvent], redactor: Redactor) -> list[RawEvent]:
-    """The events, redacted by the rule above; an unchanged event is the same object."""
-    trees: list[Any] = []
-    streams: dict[tuple[str | int, ...], list[_Leaf]] = {}
+def redact_events(events: Sequence[RawEvent], redactor: Redactor) -> Sequence[RawEvent]:
+    """The events, redacted by the rule above: ``events`` itself when nothing changed, else a
+    list in which every unchanged event is the same object."""
+    paths, names = _suspect_paths(events, redactor)
+    if not paths and not names:
+        return events
+    spans = _spans(events, paths, redactor) if paths else {}
+    at = dict.fromkeys(spans, 0)  # each path's offset in its joined text
+    first = dict.fromkeys(spans, 0)  # each path's first span that may still touch a piece
+    out: list[RawEvent] | None = None
     for index, event in enumerate(events):
-        tree = _parse(event.data)
-        trees.append(tree)
-        if tree is None:
-            streams.setdefault(_TEXT_PATH, []).append(_Leaf(index, None, 0, event.data))
-        else:
-            for path, holder, key, text in _strings(tree):
-                streams.setdefault(path, []).append(_Leaf(index, holder, key, text))
+        name = names.get(index, event.event)
+        data = event.data
+        if paths:
+            tree = _parse(data)
+            changed = False
+            for path, holder, key, text in _pieces(data, tree):
+                if path not in at:
+                    continue
+                start = at[path]
+                at[path] = start + len(text)
+                # Each piece on its own too: joining may hide a match at a piece's edge.
+                new = redactor.redact(_cut(text, start, spans[path], first, path))
+                if new == text:
+                    continue
+                changed = True
+                if holder is None:
+                    data = new
+                else:
+                    holder[key] = new  # type: ignore[index]
+            if changed and tree is not None:
+                data = jsonparse.dumps_compact(tree)
+        if data is not event.data or name is not event.event:
+            out = list(events) if out is None else out
+            out[index] = RawEvent(event.t, name, data)
+    return events if out is None else out
 
-    changed: set[int] = set()
-    new_data: dict[int, str] = {}
-    for leaves in streams.values():
-        texts = [leaf.text for leaf in leaves]
-        joined = "".join(texts)
-        spans = redactor.spans(joined)
-        new_texts = _cut(texts, spans) if spans else texts
-        for leaf, new in zip(leaves, new_texts, strict=True):
-            # Each piece on its own too: joining may hide a match at a piece's edge.
-            new = redactor.redact(new)
-            if new == leaf.text:
+
+def _suspect_paths(
+    events: Sequence[RawEvent], redactor: Redactor
+) -> tuple[set[JsonPath], dict[int, str]]:
+    """The paths whose joined strings hold a trigger literal; the event names redacted."""
+    width = redactor.trigger_width
+    tails: dict[JsonPath, str] = {}  # the last characters of each path's joined strings
+    suspect: set[JsonPath] = set()
+    names: dict[int, str] = {}
+    for index, event in enumerate(events):
+        for path, _, _, text in _pieces(event.data, _parse(event.data)):
+            if path in suspect:
                 continue
-            changed.add(leaf.event)
-            if leaf.holder is None:
-                new_data[leaf.event] = new
+            tail = tails.get(path, "") + text
+            if redactor.may_match(tail):
+                suspect.add(path)
+                tails.pop(path, None)
             else:
-                leaf.holder[leaf.key] = new  # type: ignore[index]
-
-    out = list(events)
-    for index in changed:
-        data = new_data.get(index)
-        if data is None:
-            data = jsonparse.dumps_compact(trees[index])
-        out[index] = events[index].model_copy(update={"data": data})
-    for index, event in enumerate(out):
+                tails[path] = tail[-width:]
         name = redactor.redact(event.event)
         if name is not event.event:
-            out[index] = event.model_copy(update={"event": name})
-    return out
+            names[index] = name
+    return suspect, names
+
+
+def _spans(
+    events: Sequence[RawEvent], paths: set[JsonPath], redactor: Redactor
+) -> dict[JsonPath, list[Span]]:
+    """The matches in the joined strings of each of ``paths``."""
+    joined = {path: io.StringIO() for path in paths}
+    for event in events:
+        for path, _, _, text in _pieces(event.data, _parse(event.data)):
+            buffer = joined.get(path)
+            if buffer is not None:
+                buffer.write(text)
+    return {path: redactor.spans(buffer.getvalue()) for path, buffer in joined.items()}
+
+
+def _cut(
+    text: str, start: int, spans: list[Span], first: dict[JsonPath, int], path: JsonPath
+) -> str:
+    """The piece ``text``, which starts at ``start`` in its path's joined text, with the spans
+    found there applied: the first piece a span touches gets the replacement, the rest lose
+    their part of it. ``first[path]`` moves past spans that end before this piece."""
+    end = start + len(text)
+    index = first[path]
+    while index < len(spans) and spans[index][1] <= start:
+        index += 1
+    first[path] = index
+    parts = []
+    at = 0
+    while end > start and index < len(spans) and spans[index][0] < end:
+        lo, hi, replacement = spans[index]
+        parts += [text[at : max(lo, start) - start], replacement if lo >= start else ""]
+        at = min(hi, end) - start
+        if hi > end:
+            break
+        index += 1
+    if not parts:
+        return text
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _pieces(
+    data: str, tree: Holder | None
+) -> Iterator[tuple[JsonPath, Holder | None, str | int, str]]:
+    """The strings of one event's data, each with its path and holder; the whole data, as text,
+    when it is not JSON."""
+    if tree is None:
+        yield _TEXT_PATH, None, 0, data
+    else:
+        yield from _strings(tree)
 
 
 def _parse(data: str) -> dict[str, Any] | list[Any] | None:
@@ -124,39 +193,3 @@ def _strings(
                     children.append((value, (*path, position), in_args))
         stack.extend(reversed(children))
     return found
-
-
-def _cut(texts: list[str], spans: list[Span]) -> list[str]:
-    """Apply spans found in the joined texts to the pieces they came from.
-
-    The first piece a span touches gets the replacement; the rest lose their part of it.
-    """
-    starts = []
-    at = 0
-    for text in texts:
-        starts.append(at)
-        at += len(text)
-    edits: list[list[Span]] = [[] for _ in texts]
-    for start, end, replacement in spans:
-        piece = bisect.bisect_right(starts, start) - 1
-        first = True
-        while piece < len(texts) and starts[piece] < end:
-            lo = max(start, starts[piece]) - starts[piece]
-            hi = min(end, starts[piece] + len(texts[piece])) - starts[piece]
-            if hi > lo:
-                edits[piece].append((lo, hi, replacement if first else ""))
-                first = False
-            piece += 1
-    out = []
-    for text, piece_edits in zip(texts, edits, strict=True):
-        if not piece_edits:
-            out.append(text)
-            continue
-        parts = []
-        at = 0
-        for lo, hi, replacement in piece_edits:
-            parts += [text[at:lo], replacement]
-            at = hi
-        parts.append(text[at:])
-        out.append("".join(parts))
-    return out

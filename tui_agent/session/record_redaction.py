@@ -62,7 +62,7 @@ def _redact_raw(events: list[Any], redactor: Redactor) -> list[Any]:
         redacted: list[Any] = _redact_value(events, redactor)
         return redacted
     new = redact_events(events, redactor)
-    return events if all(a is b for a, b in zip(new, events, strict=True)) else new
+    return events if new is events else new if isinstance(new, list) else list(new)
 
 
 def _redact_value(value: Any, redactor: Redactor) -> Any:

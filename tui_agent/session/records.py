@@ -8,6 +8,7 @@ decoder at the recorded pace.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,10 +22,14 @@ class _Record(BaseModel):
     ts: float = 0.0  # wall-clock time the record was written (epoch seconds)
 
 
-class RawEvent(BaseModel):
-    """One SSE event as received: its time since the request, its name and its data."""
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One SSE event as received: its time since the request, its name and its data.
 
-    model_config = ConfigDict(frozen=True)
+    A plain slotted dataclass, not a pydantic model: a turn may keep 200,000 of them, and a model
+    instance costs about six times as much (~510 bytes against ~90). Pydantic still reads and
+    writes it as ``{"t": ..., "event": ..., "data": ...}`` inside a record.
+    """
 
     t: float
     event: str

@@ -106,8 +106,16 @@ class Redactor:
         self._pattern = re.compile(f"(?={lead})(?:" + "|".join(alternatives) + ")")
         triggers = _TRIGGERS + tuple(s.lower() for s in kept)
         self._trigger = re.compile("|".join(re.escape(t) for t in triggers))
+        # A text cut anywhere: a trigger that straddles the cut lies within this many characters
+        # of it (``lower()`` may lengthen a character, so a little margin).
+        self.trigger_width = 2 * max(len(t) for t in triggers)
         self.secrets = tuple(kept)  # longest first
         self.secret_count = len(kept)
+
+    def may_match(self, text: str) -> bool:
+        """False when ``text`` surely holds nothing to redact: a cheap literal test (every match
+        holds one of the trigger literals) that ``spans`` makes first."""
+        return self._trigger.search(text.lower()) is not None
 
     def spans(self, text: str, start: int = 0) -> list[Span]:
         """Every match in ``text`` that starts at ``start`` or later, left to right, with its

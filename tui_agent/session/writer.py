@@ -1,10 +1,13 @@
-"""The one writer of a session file: redact, then one write() per complete line.
+"""The one writer of a session file: redact, then write each record as one line.
 
 - The file is opened O_APPEND and held under an OS advisory lock (flock), which the kernel drops
   when the process dies, so a crash never leaves a stale lock. The descriptor is not inherited
   by child processes (Python's default), so a tool that outlives us cannot hold it either.
 - If the file's last byte is not a newline (a write torn by a crash), the first append starts
   with one, so the torn tail never merges with a new record.
+- A line goes down in one write() when it is short; a turn's raw events (tens of MB) are encoded
+  and written a piece at a time (``codec.encode_pieces``), never built whole. Only this process
+  writes the file (the lock), and a line cut short is a torn tail as above.
 - fsync after records that end a turn or a tool step (``SYNC_TYPES``), or when asked.
 - When the disk refuses (read-only, full, no permission), the writer degrades: ``degraded``
   holds a message the UI can show, records are kept in ``unsaved`` and ``append`` never raises.
@@ -18,13 +21,14 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .codec import encode_line
+from .codec import encode_pieces
 from .errors import SessionClosedError, SessionLockedError
 from .paths import ensure_private_dir
 from .record_redaction import redact_record
@@ -41,6 +45,7 @@ log = logging.getLogger(__name__)
 SYNC_TYPES = frozenset({"header", "user", "assistant", "truncated", "tool_start", "tool_result"})
 _FLAGS = os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
 _UNLOCKABLE = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
+_WRITE = 1 << 18  # how much of a long line is gathered for one write()
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -157,7 +162,8 @@ class SessionWriter:
                 if getattr(record, "ts", None) == 0.0:
                     record = record.model_copy(update={"ts": time.time()})
                 record = redact_record(record, self._redactor)
-                line = encode_line(record)
+                pieces = encode_pieces(record)
+                first = next(pieces)  # everything that can fail to encode is in the first
             except (ValueError, RecursionError) as exc:
                 self._unsaved.append(record)
                 self._degrade(f"cannot save a {getattr(record, 'type', '')} record ({exc})")
@@ -166,7 +172,7 @@ class SessionWriter:
                 self._unsaved.append(record)
                 return record
             try:
-                self._write_line(line)
+                self._write_line(first, pieces)
             except OSError as exc:
                 self._unsaved.append(record)
                 self._degrade(f"cannot write to the session file {self.path}: {exc.strerror}")
@@ -177,19 +183,33 @@ class SessionWriter:
                 self._sync()
             return record
 
-    def _write_line(self, line: bytes) -> None:
-        assert self._fd is not None
-        data = memoryview(b"\n" + line if self._needs_newline else line)
+    def _write_line(self, first: bytes, rest: Iterator[bytes]) -> None:
+        """Write one line given in pieces, in writes of up to ``_WRITE`` bytes (one if short)."""
         # Until the whole line is down, assume a torn tail (a short write on a full disk, or an
         # exception between writes): the next line must not join it. A spare newline is harmless.
+        buffer = bytearray(b"\n" if self._needs_newline else b"")
         self._needs_newline = True
-        while data:
-            written = os.write(self._fd, data)
-            if written <= 0:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            self._dirty = True
-            data = data[written:]
+        buffer += first
+        for piece in rest:
+            if len(buffer) >= _WRITE:
+                self._write_all(buffer)
+                buffer.clear()
+            buffer += piece
+        self._write_all(buffer)
         self._needs_newline = False
+
+    def _write_all(self, buffer: bytearray) -> None:
+        assert self._fd is not None
+        data = memoryview(buffer)
+        try:
+            while data:
+                written = os.write(self._fd, data)
+                if written <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                self._dirty = True
+                data = data[written:]
+        finally:
+            data.release()  # so the buffer can be cleared and grow again
 
     def _sync(self) -> None:
         if self._fd is None or not self._dirty:
