@@ -29,6 +29,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     from .commands.doctor import add_doctor_command
+    from .commands.mcp_args import add_mcp_command
     from .commands.replay_args import add_replay_command
     from .commands.session_args import add_session_commands
     from .providers import PROTOCOLS
@@ -75,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
     sessions = add_session_commands(commands)
     add_replay_command(commands)
+    add_mcp_command(commands)
     add_doctor_command(commands)
     optional_subcommand(parser, "COMMAND")
     optional_subcommand(sessions, "ACTION")
@@ -214,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         return run_command.main(args)
     if args.command in ("sessions", "export", "replay"):
         return _run_session_command(args)
+    if args.command == "mcp":
+        from .commands import mcp as mcp_command
+        from .logs import setup_logging
+
+        setup_logging(args.debug)
+        return mcp_command.main(args)
     return _run_app(args)
 
 
