@@ -31,6 +31,13 @@ from tui_agent.agent.setup import build_agent
 from tui_agent.approval import ApprovalMode, ApprovalPolicy, ApprovalRequest, Decision, Rule
 from tui_agent.approval.rules import SessionRules
 from tui_agent.config import Config, ResolvedProfile, Settings
+from tui_agent.context.events import (
+    Compacted,
+    CompactionFailed,
+    CompactionStarted,
+    ContextOverflow,
+    ContextUpdate,
+)
 from tui_agent.conversation import Message
 from tui_agent.session import SessionStore, SessionWriter
 from tui_agent.stream.events import ReasoningDelta, TextDelta
@@ -178,12 +185,13 @@ async def agent_over(
     settings: Mapping[str, Any] | None = None,
     tools: Iterable[Mapping[str, Any]] = (),
     config_path: Path | None = None,
+    require_tools: bool = True,
 ) -> AsyncIterator[Harness]:
     """A real Agent (build_agent) on a real client, against the fake provider and a real store."""
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     config = Config(settings=Settings(**dict(settings or {})), tools=[dict(t) for t in tools])
-    with FakeProvider(protocol, api_key=KEY) as server:
+    with FakeProvider(protocol, api_key=KEY, require_tools=require_tools) as server:
         server.script(*steps)
         store = SessionStore(tmp_path / "sessions")
         writer = store.create(profile="test", protocol=protocol, model=MODEL, workspace="ws")
@@ -275,7 +283,7 @@ def check_order(events: list[AgentEvent]) -> None:
     """
     assert events and isinstance(events[-1], LoopEnded), events[-1:]
     assert sum(isinstance(e, LoopEnded) for e in events) == 1
-    state = "idle"
+    state = before = "idle"
     step = 0
     calls: set[str] = set()
     decided: set[str] = set()
@@ -297,6 +305,15 @@ def check_order(events: list[AgentEvent]) -> None:
                 set(),
                 set(),
             )
+        elif isinstance(event, CompactionStarted):
+            assert state in ("idle", "calls", "truncated"), where
+            state, before = "compacting", state
+        elif isinstance(event, Compacted | CompactionFailed):
+            assert state == "compacting" or isinstance(event, CompactionFailed), where
+            if state == "compacting":  # after an overflow, a compaction lets a turn start again
+                state = "idle" if isinstance(event, Compacted) else before
+        elif isinstance(event, RetryWait) and state == "compacting":
+            pass
         elif isinstance(event, PROGRESS):
             assert state == "streaming", where
         elif isinstance(event, TurnCompleted):
@@ -333,7 +350,7 @@ def check_order(events: list[AgentEvent]) -> None:
             assert finished == calls, f"{where}: unfinished calls {calls - finished}"
             assert state in ("calls", "answered", "truncated"), where
         else:
-            assert isinstance(event, Notice), where
+            assert isinstance(event, Notice | ContextUpdate | ContextOverflow), where
 
 
 def of_type(events: Iterable[AgentEvent], kind: type[Any]) -> list[Any]:

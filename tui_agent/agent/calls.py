@@ -126,6 +126,8 @@ class CallRunner:
         self.cancel_requested = False
         self.gate = gate or SandboxGate(context.capabilities)
         self._shown_sandbox: SandboxPolicy | None = None  # on the approval last asked
+        # Cuts an output further to what is left of the model's window (set by the Agent).
+        self.fit_output: Callable[[str], str] | None = None
         self.checkpoints: CallCheckpoints | None = None  # set by the host: see call_checkpoints
 
     def set_sandbox(self, policy: SandboxPolicy) -> None:
@@ -387,6 +389,8 @@ class CallRunner:
         emit: Emit,
     ) -> None:
         output = cap_output(text, self.output_cap)
+        if self.fit_output is not None:
+            output = self.fit_output(output)
         results[index] = CallResult(call, output, is_error, status)
         self.recorder.append(
             ToolResultRecord(

@@ -11,6 +11,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..context.events import (
+    Compacted,
+    CompactionFailed,
+    CompactionStarted,
+    ContextOverflow,
+    ContextUpdate,
+)
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from ..stream.turn import TruncatedTurn, Turn
@@ -90,6 +97,11 @@ AgentEvent = (
     | ToolFinished
     | Notice
     | LoopEnded
+    | ContextUpdate
+    | CompactionStarted
+    | Compacted
+    | CompactionFailed
+    | ContextOverflow
 )
 
 _TYPE_NAMES: dict[type, str] = {
@@ -107,6 +119,11 @@ _TYPE_NAMES: dict[type, str] = {
     ToolFinished: "tool_finished",
     Notice: "notice",
     LoopEnded: "loop_ended",
+    ContextUpdate: "context",
+    CompactionStarted: "compaction_started",
+    Compacted: "compacted",
+    CompactionFailed: "compaction_failed",
+    ContextOverflow: "context_overflow",
 }
 
 

@@ -24,11 +24,13 @@ from ..config import (
     resolve_workspace,
 )
 from ..config.secrets import key_values
+from ..context.resume import ResumedContext, resumed_context
+from ..context.summary import detached
 from ..conversation import Message
 from ..logs import add_log_secret
 from ..session import LoadedSession, Redactor, SessionStore
 from ..session.paths import protected_dirs, sessions_dir
-from ..session.records import AssistantRecord, NoteRecord, UserRecord
+from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
 from ..stream.usage import tokens_in
 from .call_checkpoints import call_checkpoints
 from .events import Notice
@@ -37,6 +39,7 @@ from .host_options import HostOptions
 from .loop import Agent
 from .mcp_tools import start_mcp
 from .setup import approval_policy, build_agent, system_prompt
+from .window_discovery import discover_window
 
 
 @dataclass
@@ -58,6 +61,8 @@ class SessionHost:
     created: bool = False  # a new session (not resumed): removed on close if nothing was sent
     tokens: int = 0  # spent by the complete turns already in a resumed session
     mcp: Any = None  # McpServers: the session's MCP servers (mcp/servers.py)
+    compactions: list[CompactionRecord] = field(default_factory=list)  # of a resumed session
+    window_task: Any = None  # asyncio.Task[bool]: the server asked for the window (or None)
 
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
@@ -88,6 +93,7 @@ class SessionHost:
         agent.protocol = profile.protocol
         agent.provider = profile.name
         self.profile = profile
+        self._rediscover_window(profile)
         line = (
             f"from the next turn: profile {profile.name} "
             f"({profile.protocol}, model {profile.model})"
@@ -95,7 +101,18 @@ class SessionHost:
         self.writer.append(NoteRecord(kind="profile", text=line))
         return line
 
+    def _rediscover_window(self, profile: ResolvedProfile) -> None:
+        from .context_keeper import context_settings
+        from .window_discovery import discover_window
+
+        if self.window_task is not None:
+            self.window_task.cancel()
+        self.agent.context.window = context_settings(profile, self.config).window
+        self.window_task = discover_window(self.agent, profile, self.client)
+
     async def close(self) -> None:
+        if self.window_task is not None:
+            self.window_task.cancel()
         if self.mcp is not None:
             with contextlib.suppress(Exception):
                 await self.mcp.stop()
@@ -117,6 +134,7 @@ async def open_host(
     *,
     mode: ApprovalMode | None = None,
     wait_for_tools: bool = False,
+    retry_on_overflow: bool = False,
 ) -> SessionHost:
     """Resolve config and profile, open (or resume) the session, and build the Agent.
 
@@ -151,6 +169,8 @@ async def open_host(
     store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
     tokens = 0
+    resumed = ResumedContext()
+    compactions: list[CompactionRecord] = []
     resume = options.resume
     if options.continue_last and resume is None:
         resume = store.latest_for_workspace(str(workspace))
@@ -163,6 +183,8 @@ async def open_host(
             raise
         history, repairs = messages_from_records(loaded.records)
         tokens = tokens_in(r.usage for r in loaded.records if isinstance(r, AssistantRecord))
+        resumed = resumed_context(loaded.records, history)
+        compactions = [r for r in loaded.records if isinstance(r, CompactionRecord)]
         for record in repairs:
             writer.append(record, sync=True)
         notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
@@ -198,10 +220,13 @@ async def open_host(
         approver=approver,
         policy=policy,
         writer=writer,
-        history=history,
+        history=detached(history[resumed.replaced :]) if resumed.summary else history,
         system=prompt.text,
         config_path=default_config_path(),
+        resumed=resumed,
+        retry_on_overflow=retry_on_overflow,
     )
+    window_task = discover_window(agent, profile, client)
     mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools)
     agent.calls.checkpoints = call_checkpoints(workspace, agent.calls.recorder)
     return SessionHost(
@@ -220,6 +245,8 @@ async def open_host(
         created=resume is None,
         tokens=tokens,
         mcp=mcp,
+        compactions=compactions,
+        window_task=window_task,
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from ..context.events import Compacted
 from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
 from ..providers import RequestSettings, ToolSchema, request_builder
 from ..session.records import (
@@ -36,6 +37,8 @@ from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
 from ..transport import RetryWait, StreamLimits, stream_turn
 from .calls import CallRound, CallRunner
+from .compactor import compact
+from .context_keeper import ContextKeeper
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
 from .recorder import SessionRecorder
 from .tool_list import ToolListLog
@@ -63,6 +66,7 @@ class Agent:
         recorder: SessionRecorder,
         settings: LoopSettings | None = None,
         history: list[Message] | None = None,
+        context: ContextKeeper | None = None,
     ) -> None:
         self.protocol = protocol
         self.provider = provider
@@ -77,6 +81,10 @@ class Agent:
         self._stream_task: asyncio.Task[TurnResult] | None = None
         self._cancelled = False
         self._tool_list = ToolListLog(tools)
+        # The window, the summary of a compacted conversation, and how full it is. ``messages``
+        # holds what follows the summary: context/ and compactor.py.
+        self.context = context or ContextKeeper()
+        calls.fit_output = self._fit_output
 
     # -- what the user can do -------------------------------------------------------------
 
@@ -112,6 +120,26 @@ class Agent:
             self.recorder.append(WithdrawRecord(ts=time.time()), sync=True)
         return text
 
+    async def compact(self, instructions: str = "") -> AsyncGenerator[AgentEvent, None]:
+        """/compact: summarize the older part of the conversation (see compactor.py)."""
+        self._cancelled = False
+        async with contextlib.aclosing(self._told(compact(self, "manual", instructions))) as events:
+            async for event in events:
+                yield event
+
+    def context_used(self) -> int:
+        """The tokens the next request would hold (counted where known, else estimated)."""
+        return self.context.used(self.request.system, self.tools, self.messages)
+
+    def watch_stream(self, task: asyncio.Task[TurnResult] | None) -> None:
+        """The response Esc closes (a compaction's summary request too)."""
+        self._stream_task = task
+        if task is not None and self._cancelled:
+            task.cancel()
+
+    def _fit_output(self, text: str) -> str:
+        return self.context.fit(text, self.context_used(), self.request.max_tokens)
+
     def cancel(self) -> None:
         """Esc: stop the stream at once (its turn is discarded), or stop the running tools."""
         self._cancelled = True
@@ -138,8 +166,13 @@ class Agent:
         self.calls.cancel_requested = False
         auto_steps = 0
         step = 0
+        overflow_retried = False
         while True:
             step += 1
+            if self.context.should_compact(self.context_used()):
+                async with contextlib.aclosing(compact(self, "auto")) as compacting:
+                    async for step_event in compacting:
+                        yield step_event
             yield TurnStarted(step)
             result: TurnResult | None = None
             async with contextlib.aclosing(self._stream()) as stream:
@@ -152,9 +185,23 @@ class Agent:
             if isinstance(result, TruncatedTurn):
                 message = result.describe()
                 yield TurnTruncated(result, message)
+                overflow = self.context.overflow(result)
+                if overflow is not None:
+                    yield overflow
+                    if self.context.settings.retry_on_overflow and not overflow_retried:
+                        overflow_retried = True
+                        compacted = False
+                        async with contextlib.aclosing(compact(self, "overflow")) as compacting:
+                            async for step_event in compacting:
+                                compacted = compacted or isinstance(step_event, Compacted)
+                                yield step_event
+                        if compacted and not self._cancelled:
+                            continue
                 yield LoopEnded("cancelled" if self._cancelled else "truncated", message)
                 return
             yield TurnCompleted(result)
+            self.context.after_turn(result.usage, self.messages)
+            yield self.context.update(self.request.system, self.tools, self.messages)
             if not result.tool_calls:
                 yield LoopEnded("complete")
                 return
@@ -215,7 +262,7 @@ class Agent:
     async def _stream(self) -> AsyncGenerator[AgentEvent | Turn | TruncatedTurn, None]:
         build = request_builder(self.protocol)
         self._tool_list.before_request(self.recorder, self.tools)
-        request = build(self.messages, self.tools, self.request)
+        request = build(self.context.view(self.messages), self.tools, self.request)
         queue: asyncio.Queue[list[Progress] | RetryWait | None] = asyncio.Queue()
         raw: list[RawEvent] = []
         text: list[str] = []

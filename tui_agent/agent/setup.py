@@ -12,6 +12,7 @@ from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..approval.rules import SessionRules
 from ..config import Config, ResolvedProfile
+from ..context.resume import ResumedContext
 from ..conversation import Message
 from ..providers import RequestSettings, ToolSchema
 from ..tools.registry import ToolRegistry, builtin_registry
@@ -19,6 +20,7 @@ from ..tools.spec import ToolContext
 from ..tools.user_defined import user_tool_specs
 from ..transport import RetryPolicy, StreamLimits
 from .calls import CallRunner
+from .context_keeper import ContextKeeper, context_settings
 from .loop import Agent, LoopSettings
 from .recorder import RecordWriter, SessionRecorder
 from .sandbox_choice import session_policy
@@ -85,6 +87,8 @@ def build_agent(
     history: list[Message] | None = None,
     system: str | None = None,
     config_path: Path | None = None,
+    resumed: ResumedContext | None = None,
+    retry_on_overflow: bool = False,
 ) -> Agent:
     """``config_path``: where "saved to config" approval rules are written (None: nowhere)."""
     registry = tool_registry(config)
@@ -137,4 +141,5 @@ def build_agent(
             limits=limits,
         ),
         history=history,
+        context=ContextKeeper(context_settings(profile, config, retry_on_overflow), resumed),
     )

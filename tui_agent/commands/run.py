@@ -33,6 +33,7 @@ from ..agent.host import open_host
 from ..agent.host_options import HostOptions
 from ..approval.approver import HeadlessApprover
 from ..config import ConfigError
+from ..context.events import context_line
 from ..session import Redactor, SessionError
 from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
@@ -84,7 +85,9 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     approver = HeadlessApprover(args.approve)
     options = HostOptions.from_flags(args, resume=args.session)
     try:
-        host = await open_host(options, approver, mode=approver.mode, wait_for_tools=True)
+        host = await open_host(
+            options, approver, mode=approver.mode, wait_for_tools=True, retry_on_overflow=True
+        )
     except (ConfigError, SessionError) as exc:
         return _fail(str(exc))
     out = _Printer(sys.stdout, sys.stderr, args.json, host.redactor)
@@ -207,7 +210,7 @@ def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
         return event.message
     if isinstance(event, Notice):
         return f"{event.level}: {event.text}"
-    return None
+    return context_line(event)
 
 
 __all__ = ["main"]

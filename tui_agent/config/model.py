@@ -44,6 +44,7 @@ class Profile(BaseModel):
     max_tokens: int | None = Field(default=None, gt=0)  # overrides settings.max_tokens
     system_prompt: str | None = None  # overrides settings.system_prompt
     sandbox_network: bool | None = None  # overrides settings.sandbox_network
+    context_window: int | None = Field(default=None, gt=0)  # tokens; else asked of the server
 
     @field_validator("protocol")
     @classmethod
@@ -115,6 +116,10 @@ class Settings(BaseModel):
     sandbox_denied_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_DENIED_PATHS))
     sandbox_max_processes: int = Field(default=DEFAULT_MAX_PROCESSES, ge=16)
     sandbox_memory_mb: int = Field(default=DEFAULT_MEMORY_MB, ge=64)  # address space a process
+    # The context window (see tui_agent/context/): a profile's context_window wins over this.
+    context_window: int | None = Field(default=None, gt=0)
+    compact_at: float = Field(default=0.85, ge=0, lt=1, strict=False)  # of the window; 0: off
+    compact_prompt: str | None = None  # None: the built-in compaction prompt
 
 
 class ApprovalConfig(BaseModel):

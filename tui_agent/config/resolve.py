@@ -57,6 +57,7 @@ class ResolvedProfile:
     stateful: bool
     max_tokens: int
     system_prompt: str | None  # None: the app's built-in prompt
+    context_window: int | None = None  # tokens, as configured (None: ask the server, or a table)
 
     @property
     def is_demo(self) -> bool:
@@ -120,6 +121,7 @@ def resolve_profile(
         system_prompt=(
             base.system_prompt if base.system_prompt is not None else config.settings.system_prompt
         ),
+        context_window=base.context_window or config.settings.context_window,
     )
 
 
@@ -136,6 +138,7 @@ def demo_profile(config: Config) -> ResolvedProfile:
         stateful=False,
         max_tokens=config.settings.max_tokens,
         system_prompt=config.settings.system_prompt,
+        context_window=config.settings.context_window,
     )
 
 

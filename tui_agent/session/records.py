@@ -248,6 +248,7 @@ Record = Annotated[
     | ToolListRecord
     | CheckpointRecord
     | CheckpointDoneRecord
-    | RewindRecord,
+    | RewindRecord
+    | CompactionRecord,
     Field(discriminator="type"),
 ]

@@ -1,0 +1,210 @@
+"""Compaction in the agent loop, against the fake provider with a small window, in every
+protocol: the threshold compacts before the request, the request that follows sends the summary
+and the recent messages (no orphaned result), a failed compaction changes nothing, each
+provider's overflow error is recognised, and a resumed session counts and sends the same."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.agent.context_keeper import ContextKeeper
+from tui_agent.agent.events import AgentEvent, LoopEnded, ToolFinished, TurnTruncated
+from tui_agent.context.events import (
+    Compacted,
+    CompactionFailed,
+    CompactionStarted,
+    ContextOverflow,
+    ContextUpdate,
+)
+from tui_agent.context.resume import resumed_context
+from tui_agent.context.summary import CLOSE_TAG, OPEN_TAG
+from tui_agent.session.records import CompactionRecord
+
+from .agent_helpers import PROTOCOLS, Harness, agent_over, call_ops, of_type, sent_results
+from .context_helpers import (
+    OVERFLOW_BODIES,
+    offered_tools,
+    overflow_status,
+    reply,
+    request_text,
+    text_reply,
+)
+from .fake_provider import ErrorEvent, Reply
+
+WINDOW = {"context_window": 1000, "compact_at": 0.85, "max_retries": 0}
+LONG_ANSWER = "The file says ship on friday. " * 40  # ~1200 bytes: more than a quarter window
+SUMMARY = "SUMMARY: the user asked to read notes.txt; it says ship on friday."
+
+
+def _first_exchange(protocol: str) -> list[Any]:
+    """A read_file call and its result, then a long answer reporting 900 tokens (over 85%)."""
+    return [
+        reply(protocol, call_ops(("call_R", "read_file", {"path": "notes.txt"})), 300),
+        text_reply(protocol, LONG_ANSWER, 900),
+    ]
+
+
+async def _collect(events: Any) -> list[AgentEvent]:
+    async with asyncio.timeout(30):
+        return [event async for event in events]
+
+
+async def _first(h: Harness) -> None:
+    (h.workspace / "notes.txt").write_text("ship on friday\n")
+    events = await h.send("read notes.txt")
+    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "complete"
+    update = of_type(events, ContextUpdate)[-1]
+    assert update == ContextUpdate(900, 1000)
+
+
+def _approve_all() -> dict[str, Any]:
+    from tui_agent.approval import ApprovalMode
+
+    # The summary request offers no tools, so the fake provider must not require them.
+    return {"mode": ApprovalMode.AUTO_ALL, "require_tools": False}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_threshold_compacts_before_the_request(protocol: str, tmp_path: Path) -> None:
+    steps = [
+        *_first_exchange(protocol),
+        text_reply(protocol, SUMMARY, 120),
+        text_reply(protocol, "Friday it is.", 400),
+    ]
+    async with agent_over(protocol, tmp_path, *steps, settings=WINDOW, **_approve_all()) as h:
+        await _first(h)
+        events = await h.send("and when do we ship?")
+        h.server.assert_all_consumed()
+        started = of_type(events, CompactionStarted)
+        done = of_type(events, Compacted)
+        assert [e.reason for e in started] == ["auto"] and len(done) == 1
+        assert events.index(started[0]) < events.index(done[0])
+        assert done[0].tokens_before > 850 and done[0].tokens_after < done[0].tokens_before
+        assert done[0].summary == SUMMARY
+        summary_request = h.server.requests[2].json
+        text = request_text(summary_request)
+        assert OPEN_TAG[1:-1] in text and CLOSE_TAG[2:-1] in text
+        assert "ship on friday" in text  # the replaced messages, as a transcript
+        assert not offered_tools(protocol, summary_request)
+        following = h.server.requests[3].json
+        sent = request_text(following)
+        assert SUMMARY in sent and "and when do we ship?" in sent
+        assert "call_R" not in sent and sent_results(protocol, following) == {}
+        assert LONG_ANSWER.strip()[:60] not in sent
+        records = h.records()
+        (record,) = [r for r in records if isinstance(r, CompactionRecord)]
+        assert (record.replaced, record.at, record.reason) == (4, 5, "auto")
+        assert record.summary == SUMMARY
+        assert of_type(events, ContextUpdate)[-1].used == 400
+        # Resumed from the file: the same summary, the same messages sent, the same count.
+        messages, _ = h.rebuilt()
+        resumed = resumed_context(records, messages)
+        keeper = ContextKeeper(h.agent.context.settings, resumed)
+        tail = messages[resumed.replaced :]
+        assert keeper.view(tail) == h.agent.context.view(h.agent.messages)
+        used = keeper.used(h.agent.request.system, h.agent.tools, tail)
+        assert used == h.agent.context_used() == 400
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_kept_calls_keep_their_results(protocol: str, tmp_path: Path) -> None:
+    """A cut never separates a call from its result: here the call and result are kept."""
+    steps = [
+        reply(protocol, call_ops(("call_R", "read_file", {"path": "notes.txt"})), 300),
+        text_reply(protocol, "It says ship on friday.", 500),
+        text_reply(protocol, SUMMARY, 100),
+        text_reply(protocol, "Yes.", 300),
+    ]
+    settings = {**WINDOW, "compact_at": 0.5}
+    async with agent_over(protocol, tmp_path, *steps, settings=settings, **_approve_all()) as h:
+        (h.workspace / "notes.txt").write_text("ship on friday\n")
+        await h.send("first: read notes.txt")
+        events = await h.send("second")
+        h.server.assert_all_consumed()
+        (done,) = of_type(events, Compacted)
+        assert done.replaced == 1  # only the first user message; the call and result stay
+        following = h.server.requests[3].json
+        assert sent_results(protocol, following) == {
+            "call_R": sent_results(protocol, following)["call_R"]
+        }
+        assert SUMMARY in request_text(following)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_failed_compaction_changes_nothing(protocol: str, tmp_path: Path) -> None:
+    steps = [
+        *_first_exchange(protocol),
+        Reply([("text", "SUMM")], faults=[ErrorEvent("overloaded", after_ops=1)]),
+    ]
+    async with agent_over(protocol, tmp_path, *steps, settings=WINDOW, **_approve_all()) as h:
+        await _first(h)
+        before = list(h.agent.messages)
+        events = await _collect(h.agent.compact())
+        h.server.assert_all_consumed()
+        assert [type(e) for e in events] == [CompactionStarted, CompactionFailed]
+        (failed,) = of_type(events, CompactionFailed)
+        assert "nothing changed" in failed.message
+        assert h.agent.messages == before and h.agent.context.summary is None
+        assert h.agent.context_used() >= 900
+        assert not [r for r in h.records() if isinstance(r, CompactionRecord)]
+        h.assert_session_valid()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_overflow_error_is_recognised(protocol: str, tmp_path: Path) -> None:
+    steps = [overflow_status(OVERFLOW_BODIES[protocol])]
+    settings = {"max_retries": 0}
+    async with agent_over(protocol, tmp_path, *steps, settings=settings) as h:
+        events = await h.send("hello")
+        h.server.assert_all_consumed()
+        assert of_type(events, TurnTruncated)
+        (overflow,) = of_type(events, ContextOverflow)
+        assert "no longer fits" in overflow.message
+        assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "truncated"
+        assert h.agent.context.size in (None, 1000)  # the limit named, where one is named
+
+
+async def test_overflow_then_compact_and_retry(tmp_path: Path) -> None:
+    """`run` does this by itself: compact once, then send again."""
+    protocol = "anthropic"
+    steps = [
+        *_first_exchange(protocol),
+        overflow_status(OVERFLOW_BODIES[protocol]),
+        text_reply(protocol, SUMMARY, 100),
+        text_reply(protocol, "Done.", 300),
+    ]
+    settings = {**WINDOW, "compact_at": 0}
+    async with agent_over(protocol, tmp_path, *steps, settings=settings, **_approve_all()) as h:
+        h.agent.context.settings = type(h.agent.context.settings)(
+            window=h.agent.context.settings.window, compact_at=0, retry_on_overflow=True
+        )
+        await _first(h)
+        events = await h.send("next")
+        h.server.assert_all_consumed()
+        assert [type(e).__name__ for e in events if isinstance(e, ContextOverflow | Compacted)] == [
+            "ContextOverflow",
+            "Compacted",
+        ]
+        assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "complete"
+        assert SUMMARY in request_text(h.server.requests[4].json)
+
+
+async def test_tool_output_is_cut_to_the_window(tmp_path: Path) -> None:
+    protocol = "openai-chat"
+    steps = [
+        reply(protocol, call_ops(("call_R", "read_file", {"path": "big.txt"})), 300),
+        text_reply(protocol, "Read.", 600),
+    ]
+    settings = {**WINDOW, "compact_at": 0}
+    async with agent_over(protocol, tmp_path, *steps, settings=settings, **_approve_all()) as h:
+        (h.workspace / "big.txt").write_text("".join(f"line {i}\n" for i in range(2000)))
+        events = await h.send("read big.txt")
+        (result,) = of_type(events, ToolFinished)
+        assert "cut to fit the model's context window" in result.output
+        assert "line 0" in result.output and "line 1999" in result.output
+        assert len(result.output) < 2500
+        h.assert_session_valid()

@@ -1,0 +1,146 @@
+"""Compacting a conversation: the model summarizes the older part, later requests send the
+system prompt, the summary and the recent messages verbatim.
+
+The summary request is one user message (the compaction prompt and the older messages as a
+transcript), sent without tools and never chained to a stored response. Only a complete
+answer with text changes anything: a failed, cut, cancelled or empty one leaves the
+conversation exactly as it was, and the person is told why. A compaction that succeeded writes
+a ``compaction`` record; the records before it stay, so nothing is lost from the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
+
+from ..context.estimate import estimate_messages
+from ..context.events import (
+    Compacted,
+    CompactionFailed,
+    CompactionReason,
+    CompactionStarted,
+    ContextUpdate,
+)
+from ..context.planner import plan_compaction
+from ..context.summary import compaction_request_text, detached
+from ..conversation import UserMessage
+from ..providers import request_builder
+from ..session.records import CompactionRecord
+from ..stream.progress import RetryWait
+from ..stream.turn import TruncatedTurn, TurnResult
+from ..transport import stream_turn
+
+if TYPE_CHECKING:
+    from .events import AgentEvent
+    from .loop import Agent
+
+NOTHING_TO_COMPACT = "nothing to compact yet: the conversation is only its most recent messages"
+
+
+async def compact(
+    agent: Agent, reason: CompactionReason, instructions: str = ""
+) -> AsyncGenerator[AgentEvent, None]:
+    """Compact ``agent``'s conversation; yields CompactionStarted, then Compacted and a
+    ContextUpdate, or CompactionFailed. An automatic one with nothing to do says nothing."""
+    keeper = agent.context
+    before = agent.context_used()
+    plan = plan_compaction(agent.messages, keeper.keep_tokens())
+    if plan is None:
+        if reason != "auto":
+            yield CompactionFailed(reason, NOTHING_TO_COMPACT)
+        return
+    yield CompactionStarted(reason, before)
+    text = compaction_request_text(
+        keeper.settings.prompt,
+        keeper.summary,
+        agent.messages[: plan.cut],
+        keeper.request_budget(),
+        instructions,
+    )
+    result: TurnResult | None = None
+    async with contextlib.aclosing(_summarize(agent, text)) as answers:
+        async for item in answers:
+            if isinstance(item, RetryWait):
+                yield item
+            else:
+                result = item
+    failure = _failure(result)
+    if failure is not None:
+        yield CompactionFailed(reason, f"compaction failed, nothing changed: {failure}")
+        return
+    assert result is not None and not isinstance(result, TruncatedTurn)
+    summary = result.text.strip()
+    at = keeper.replaced + len(agent.messages)
+    old_view = estimate_messages(keeper.view(agent.messages))
+    kept = detached(agent.messages[plan.cut :])
+    agent.messages = kept
+    keeper.summary = summary
+    keeper.replaced += plan.cut
+    # What was counted, less the estimate of what left, plus the estimate of what replaced it:
+    # the system prompt and tools stay as the provider counted them.
+    new_view = estimate_messages(keeper.view(kept))
+    after = max(new_view, before - old_view + new_view)
+    keeper.counted(after, kept)
+    agent.recorder.append(
+        CompactionRecord(
+            ts=time.time(),
+            summary=summary,
+            replaced=keeper.replaced,
+            at=at,
+            tokens_before=before,
+            tokens_after=after,
+            reason=reason,
+            protocol=agent.protocol,
+            model=agent.request.model,
+            usage=result.usage,
+        ),
+        sync=True,
+    )
+    yield Compacted(reason, before, after, plan.cut, len(kept), summary)
+    yield ContextUpdate(after, keeper.size)
+
+
+def _failure(result: TurnResult | None) -> str | None:
+    if result is None:
+        return "cancelled"
+    if isinstance(result, TruncatedTurn):
+        return result.describe()
+    if not result.text.strip():
+        return "the model wrote no summary"
+    return None
+
+
+async def _summarize(agent: Agent, text: str) -> AsyncGenerator[RetryWait | TurnResult, None]:
+    """The summary request's waits before retries, then its result (nothing if cancelled)."""
+    settings = dataclasses.replace(agent.request, stateful=False)
+    request = request_builder(agent.protocol)([UserMessage(text)], [], settings)
+    waits: asyncio.Queue[RetryWait | None] = asyncio.Queue()
+    task = asyncio.ensure_future(
+        stream_turn(
+            agent.client,
+            request,
+            agent.protocol,
+            agent.provider,
+            limits=agent.settings.limits,
+            on_progress=lambda _: None,
+            on_retry=waits.put_nowait,
+            record=lambda *_: None,
+        )
+    )
+    task.add_done_callback(lambda _: waits.put_nowait(None))
+    agent.watch_stream(task)
+    try:
+        while (wait := await waits.get()) is not None:
+            yield wait
+        with contextlib.suppress(asyncio.CancelledError):
+            yield task.result()
+    finally:
+        agent.watch_stream(None)
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -1,0 +1,161 @@
+"""The agent's view of its context window: how full it is, what a request sends after a
+compaction, when to compact, and how much tool output still fits.
+
+Counts are kept in messages of the whole conversation (as rebuilt from the session records),
+so a resumed session starts where it left off: ``replaced`` of them are stood for by
+``summary``; the agent keeps the rest verbatim. ``base`` tokens were counted (a turn's usage, or
+the estimate after a compaction) when the conversation held ``base_at`` messages; what came
+after is estimated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..config import Config, ResolvedProfile
+from ..context.estimate import estimate_fixed, estimate_messages, estimate_tokens
+from ..context.events import ContextOverflow, ContextUpdate
+from ..context.fit import fit_output
+from ..context.overflow import is_overflow, overflow_limit, overflow_words
+from ..context.resume import ResumedContext
+from ..context.summary import DEFAULT_COMPACT_PROMPT, compacted_view
+from ..context.window import ContextWindow, WindowSource, builtin_window, over_threshold
+from ..conversation import Message
+from ..providers import ToolSchema
+from ..stream.turn import TruncatedTurn
+from ..stream.usage import tokens_used
+
+_PRIORITY: dict[WindowSource | None, int] = {
+    None: 0,
+    "table": 1,
+    "server": 2,
+    "error": 3,
+    "profile": 4,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSettings:
+    window: ContextWindow = field(default_factory=ContextWindow)
+    compact_at: float = 0.85  # of the window; 0: never compact by itself
+    prompt: str = DEFAULT_COMPACT_PROMPT
+    keep_share: float = 0.25  # of the window, kept verbatim by a compaction
+    keep_tokens_unknown: int = 4000  # kept verbatim when the window is unknown
+    retry_on_overflow: bool = False  # `run`: compact once and send again
+
+
+def context_settings(
+    profile: ResolvedProfile, config: Config, retry_on_overflow: bool = False
+) -> ContextSettings:
+    """The profile's window (else the table's, until the server answers) and the settings."""
+    configured = profile.context_window or config.settings.context_window
+    if configured:
+        window = ContextWindow(configured, "profile")
+    elif (known := builtin_window(profile.model)) is not None:
+        window = ContextWindow(known, "table")
+    else:
+        window = ContextWindow()
+    settings = config.settings
+    return ContextSettings(
+        window=window,
+        compact_at=settings.compact_at,
+        prompt=settings.compact_prompt or DEFAULT_COMPACT_PROMPT,
+        retry_on_overflow=retry_on_overflow,
+    )
+
+
+class ContextKeeper:
+    def __init__(
+        self, settings: ContextSettings | None = None, resumed: ResumedContext | None = None
+    ) -> None:
+        self.settings = settings or ContextSettings()
+        self.window = self.settings.window
+        resumed = resumed or ResumedContext()
+        self.summary = resumed.summary
+        self.replaced = resumed.replaced
+        self.base = resumed.base
+        self.base_at = resumed.base_at
+        self._given = 0  # tokens of tool output let through since the last turn
+
+    # -- the window ----------------------------------------------------------------------
+
+    @property
+    def size(self) -> int | None:
+        return self.window.size
+
+    def adopt_window(self, size: int | None, source: WindowSource) -> bool:
+        """Use ``size`` unless a better-founded one is known; True when it changed."""
+        if not size or size <= 0:
+            return False
+        if _PRIORITY[source] < _PRIORITY[self.window.source] or size == self.window.size:
+            return False
+        self.window = ContextWindow(size, source)
+        return True
+
+    # -- what is sent, and how much it is -------------------------------------------------
+
+    def view(self, kept: Sequence[Message]) -> list[Message]:
+        """The messages a request sends: the summary (if any), then the kept ones."""
+        return compacted_view(self.summary, kept)
+
+    def estimate_all(
+        self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]
+    ) -> int:
+        return estimate_fixed(system, tools) + estimate_messages(self.view(kept))
+
+    def used(self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]) -> int:
+        """The tokens the next request would hold."""
+        if self.base is None:
+            return self.estimate_all(system, tools, kept)
+        since = max(0, self.base_at - self.replaced)
+        return self.base + estimate_messages(kept[since:])
+
+    def counted(self, tokens: int, kept: Sequence[Message]) -> None:
+        """``tokens`` is what the conversation holds now (a turn's usage, a compaction)."""
+        self.base = tokens
+        self.base_at = self.replaced + len(kept)
+        self._given = 0
+
+    def after_turn(self, usage: dict[str, object] | None, kept: Sequence[Message]) -> None:
+        self._given = 0
+        if tokens_used(usage):
+            self.counted(tokens_used(usage), kept)
+
+    def update(
+        self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]
+    ) -> ContextUpdate:
+        return ContextUpdate(self.used(system, tools, kept), self.size)
+
+    # -- when to act ----------------------------------------------------------------------
+
+    def should_compact(self, used: int) -> bool:
+        return over_threshold(used, self.size, self.settings.compact_at)
+
+    def keep_tokens(self) -> int:
+        if self.size:
+            return max(256, int(self.size * self.settings.keep_share))
+        return self.settings.keep_tokens_unknown
+
+    def request_budget(self) -> int | None:
+        """The most the compaction request's transcript may take."""
+        return int(self.size * 0.6) if self.size else None
+
+    def overflow(self, turn: TruncatedTurn) -> ContextOverflow | None:
+        """The overflow a truncated turn reports, if it is one (its limit becomes the window)."""
+        if turn.reason != "error" or not is_overflow(turn.error):
+            return None
+        limit = overflow_limit(turn.error)
+        if limit:
+            self.adopt_window(limit, "error")
+        return ContextOverflow(overflow_words(turn.error), limit)
+
+    def fit(self, text: str, used: int, max_tokens: int) -> str:
+        """A tool's output, cut to what is left of the window (all of it when unknown)."""
+        if not self.size:
+            return text
+        reserve = min(max_tokens, self.size // 4)
+        budget = min(self.size - used - reserve - self._given, self.size // 2)
+        out = fit_output(text, budget)
+        self._given += estimate_tokens(out)
+        return out

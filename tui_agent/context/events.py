@@ -1,0 +1,65 @@
+"""What the agent tells the layers above about the context window and compaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+CompactionReason = Literal["manual", "auto", "overflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextUpdate:
+    """After each turn (and each compaction): the tokens the conversation holds now, and the
+    window (None when unknown)."""
+
+    used: int
+    window: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    reason: CompactionReason
+    tokens_before: int
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """The summary now stands for ``replaced`` messages; ``kept`` follow it verbatim."""
+
+    reason: CompactionReason
+    tokens_before: int
+    tokens_after: int
+    replaced: int
+    kept: int
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFailed:
+    """Nothing changed: the conversation is as it was before."""
+
+    reason: CompactionReason
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextOverflow:
+    """The provider refused a request as larger than the model's window."""
+
+    message: str
+    window: int | None  # the limit the error named, if it named one
+
+
+def context_line(event: object) -> str | None:
+    """One line for `tui-agent run`'s stderr about a compaction or an overflow, else None."""
+    if isinstance(event, Compacted):
+        return (
+            f"compacted ({event.reason}): {event.replaced} messages summarized, "
+            f"{event.tokens_before:,} -> {event.tokens_after:,} tokens"
+        )
+    if isinstance(event, CompactionFailed):
+        return f"warning: {event.message}"
+    if isinstance(event, ContextOverflow):
+        return f"error: {event.message}; compacting and sending again"
+    return None

@@ -1,0 +1,66 @@
+"""Recognising a provider's "the request does not fit the context window" error, in any of the
+shapes the five protocols and the usual local servers give it, and the limit it names."""
+
+from __future__ import annotations
+
+import re
+
+# Each pattern is one server's wording (lower case), as seen in its error message.
+_PATTERNS = (
+    "context_length_exceeded",  # OpenAI's error code, when the message carries it
+    "maximum context length",  # OpenAI Chat, vLLM, OpenRouter, Groq
+    "exceeds the context window",  # OpenAI Responses
+    "context window of this model",
+    "prompt is too long",  # Anthropic
+    "exceed context limit",  # Anthropic: input length and max_tokens exceed context limit
+    "input token count",  # Gemini: The input token count (N) exceeds the maximum number ...
+    "exceeds the maximum number of tokens",
+    "exceeds the available context size",  # llama.cpp server
+    "exceed_context_size",  # llama.cpp's error type
+    "context size has been exceeded",  # older llama.cpp
+    "maximum model length",  # vLLM: the decoder prompt is longer than the maximum model length
+    "longer than the model's context length",
+    "greater than the context length",  # LM Studio
+    "context length exceeded",
+)
+
+_LIMITS = (
+    re.compile(r"maximum context length is (\d[\d,]*)"),
+    re.compile(r"tokens? > (\d[\d,]*) maximum"),
+    re.compile(r"maximum number of tokens allowed \((\d[\d,]*)\)"),
+    re.compile(r"maximum model length (?:of|is) (\d[\d,]*)"),
+    re.compile(r"context (?:length|size|window) (?:of|is) (\d[\d,]*)"),
+    re.compile(r"n_ctx\D{0,4}(\d+)"),
+)
+
+
+def is_overflow(error: str | None) -> bool:
+    """True when a provider's error says the request is larger than the model's window."""
+    if not error:
+        return False
+    text = error.lower()
+    return any(pattern in text for pattern in _PATTERNS)
+
+
+def overflow_limit(error: str | None) -> int | None:
+    """The window an overflow error names ("maximum context length is 4096 tokens"), if any."""
+    if not is_overflow(error):
+        return None
+    text = (error or "").lower()
+    for pattern in _LIMITS:
+        found = pattern.search(text)
+        if found:
+            value = int(found.group(1).replace(",", ""))
+            if value > 0:
+                return value
+    return None
+
+
+def overflow_words(error: str | None) -> str:
+    """What the person is told: the conversation no longer fits, in words."""
+    limit = overflow_limit(error)
+    size = f" ({limit:,} tokens)" if limit else ""
+    return (
+        f"the conversation no longer fits in the model's context window{size}: "
+        "the provider refused the request"
+    )
