@@ -92,7 +92,8 @@ class Checkpointer:
                 taken = self.shadow.snapshot()
         except (OSError, ShadowError) as exc:
             return record.model_copy(update={"error": _why(exc)})
-        return record.model_copy(update={"tree": taken.tree, "notice": taken.notice or None})
+        update = {"tree": taken.tree, "notice": taken.notice or None, "modes": taken.modes}
+        return record.model_copy(update=update)
 
     def snapshot_after(self, call_id: str) -> CheckpointDoneRecord:
         record = CheckpointDoneRecord(ts=time.time(), call_id=call_id)
@@ -101,4 +102,8 @@ class Checkpointer:
                 taken = self.shadow.snapshot()
         except (OSError, ShadowError) as exc:
             return record.model_copy(update={"error": _why(exc)})
-        return record.model_copy(update={"tree": taken.tree})
+        return record.model_copy(update={"tree": taken.tree, "modes": taken.modes})
+
+    def capture_now(self, paths: list[str]) -> list[CapturedFile]:
+        """Each path's state now, content kept (what a rewind is about to replace)."""
+        return self._states(paths, keep=True)[0]

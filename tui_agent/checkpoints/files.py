@@ -142,7 +142,7 @@ def captured(
 
 def matches(seen: Seen, state: CapturedFile) -> bool:
     """Whether a file now is in ``state`` (content and kind; the mode bits too for exact
-    captures, the executable bit for the shadow repository's)."""
+    captures, and for the shadow repository's, whose snapshots keep the modes git does not)."""
     if state.kind in ("other", "uncovered"):
         return False
     if seen.kind != state.kind:
@@ -154,8 +154,7 @@ def matches(seen: Seen, state: CapturedFile) -> bool:
         same_mode = state.kind == "symlink" or seen.mode == state.mode
         return seen.sha256 == value and same_mode
     if algorithm == "git":
-        executable = bool(seen.mode & 0o100) == bool(state.mode & 0o100)
-        return seen.git == value and (state.kind == "symlink" or executable)
+        return seen.git == value and (state.kind == "symlink" or seen.mode == state.mode)
     return False
 
 

@@ -52,11 +52,7 @@ class PlannedFile:
     def change(self) -> Change:
         if self.target.kind == "missing":
             return Change(self.path, "missing", folders=self.folders)
-        mode = self.target.mode
-        if self.target.digest.startswith("git:") and self.seen.kind == "file":
-            executable = self.target.mode & 0o111
-            mode = (self.seen.mode & ~0o111) | (executable & (self.seen.mode | 0o100))
-        return Change(self.path, self.target.kind, self.data or b"", mode)
+        return Change(self.path, self.target.kind, self.data or b"", self.target.mode)
 
 
 @dataclass
@@ -122,12 +118,12 @@ def _pair(start: CheckpointRecord, done: CheckpointDoneRecord | None, shadow: Sh
         return
     try:
         if done is None or done.tree is None:
-            now = shadow.snapshot().tree
-            if now is not None:
-                for old, _new in shadow.changes(start.tree, now):
+            now = shadow.snapshot()
+            if now.tree is not None:
+                for old, _new in shadow.changes(start.tree, now.tree, (start.modes, now.modes)):
                     changed(old, None, unknown)
             return
-        for old, new in shadow.changes(start.tree, done.tree):
+        for old, new in shadow.changes(start.tree, done.tree, (start.modes, done.modes)):
             changed(old, new)
     except ShadowError as exc:
         plan.notices.append(f"{start.tool}: {exc}")

@@ -12,12 +12,15 @@ snapshotted at all.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 
 from ..session.records import CapturedFile
+from .blobs import MissingBlobError
 from .folder import CheckpointFolder
 
 DEFAULT_MAX_FILES = 20_000
@@ -40,6 +43,7 @@ class Limits:
 class Snapshot:
     tree: str | None  # None: not taken (over the file-count limit)
     notice: str  # what is not covered
+    modes: str | None = None  # the blob (sha256) of the exact modes git does not keep
 
 
 def _escape(path: str) -> str:
@@ -114,13 +118,19 @@ class ShadowRepo:
             )
         root = self.folder.workspace
         large = []
+        modes: dict[str, int] = {}  # git keeps 644 or 755 only; the other modes are kept here
         for rel in files:
             try:
                 info = os.lstat(root / rel)
             except OSError:
                 continue
-            if info.st_size > self.limits.max_file_bytes and not os.path.islink(root / rel):
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            if info.st_size > self.limits.max_file_bytes:
                 large.append(rel)
+            bits = stat.S_IMODE(info.st_mode)
+            if bits != (0o755 if bits & 0o100 else 0o644):
+                modes[rel] = bits
         excluded = [p.rstrip("/") + "/" for p in nested] + large
         info_dir = self.folder.shadow / "info"
         info_dir.mkdir(exist_ok=True)
@@ -132,10 +142,26 @@ class ShadowRepo:
             self.git("update-index", "-z", "--force-remove", "--stdin", data=data)
         self.git("add", "-A", "--ignore-errors")
         tree = self.git("write-tree").decode().strip()
-        return Snapshot(tree, _notice(large, nested, self.limits))
+        extra = {"modes": modes, "excluded": excluded}
+        kept = self.folder.blobs.put(json.dumps(extra).encode()) if modes or excluded else None
+        return Snapshot(tree, _notice(large, nested, self.limits), kept)
 
-    def changes(self, before: str, after: str) -> list[tuple[CapturedFile, CapturedFile]]:
-        """Each path that differs between two trees: its state in each."""
+    def _extra(self, blob: str | None) -> tuple[dict[str, int], list[str]]:
+        """A snapshot's exact modes and the paths it left out (large files, nested repos)."""
+        if not blob:
+            return {}, []
+        try:
+            found = json.loads(self.folder.blobs.read(blob))
+            return dict(found["modes"]), list(found["excluded"])
+        except (MissingBlobError, ValueError, KeyError, TypeError):
+            return {}, []
+
+    def changes(
+        self, before: str, after: str, modes: tuple[str | None, str | None] = (None, None)
+    ) -> list[tuple[CapturedFile, CapturedFile]]:
+        """Each path that differs between two trees: its state in each (``modes``: each
+        tree's blob of exact modes)."""
+        (old_modes, old_out), (new_modes, new_out) = self._extra(modes[0]), self._extra(modes[1])
         out = self.git("diff-tree", "-r", "-z", "--no-renames", before, after)
         fields = out.split(b"\0")
         found = []
@@ -145,7 +171,14 @@ class ShadowRepo:
                 break
             old_mode, new_mode, old_sha, new_sha, _status = head[1:].decode().split(" ")
             rel = raw_path.decode("utf-8", "surrogateescape")
-            found.append((_state(rel, old_mode, old_sha), _state(rel, new_mode, new_sha)))
+            old = _state(rel, old_mode, old_sha, old_modes.get(rel))
+            new = _state(rel, new_mode, new_sha, new_modes.get(rel))
+            # Missing from a tree because the snapshot left it out: its state is unknown there.
+            if old.kind == "missing" and _left_out(rel, old_out):
+                old = CapturedFile(path=rel, kind="uncovered")
+            if new.kind == "missing" and _left_out(rel, new_out):
+                new = CapturedFile(path=rel, kind="uncovered")
+            found.append((old, new))
         return found
 
     def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
@@ -167,13 +200,19 @@ class ShadowRepo:
         return found
 
 
-def _state(rel: str, mode: str, sha: str) -> CapturedFile:
+def _left_out(rel: str, excluded: list[str]) -> bool:
+    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in excluded)
+
+
+def _state(rel: str, mode: str, sha: str, exact: int | None = None) -> CapturedFile:
     if mode == "000000":
         return CapturedFile(path=rel, kind="missing")
     kind = _KINDS.get(mode)
     if kind is None:  # a nested repository's commit
         return CapturedFile(path=rel, kind="other")
     bits = 0o777 if kind == "symlink" else (0o755 if mode == "100755" else 0o644)
+    if exact is not None and kind == "file" and bool(exact & 0o100) == (mode == "100755"):
+        bits = exact
     return CapturedFile(path=rel, kind=kind, mode=bits, digest=f"git:{sha}")  # type: ignore[arg-type]
 
 

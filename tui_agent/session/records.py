@@ -184,6 +184,7 @@ class CheckpointRecord(_Record):
     store: str
     files: list[CapturedFile] = Field(default_factory=list)
     tree: str | None = None
+    modes: str | None = None  # a blob of what the tree does not keep: exact modes, paths left out
     notice: str | None = None
     error: str | None = None
 
@@ -195,6 +196,7 @@ class CheckpointDoneRecord(_Record):
     call_id: str
     files: list[CapturedFile] = Field(default_factory=list)
     tree: str | None = None
+    modes: str | None = None
     error: str | None = None
 
 

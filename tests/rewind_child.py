@@ -1,0 +1,32 @@
+"""A rewind in a process of its own, slowed down between steps, for the crash tests:
+
+    python -m tests.rewind_child WORKSPACE CHECKPOINTS RECORDS_JSONL PAUSE_S
+
+It prints ``ready`` just before the rewind starts, then applies it (every recorded change
+undone, conflicts overwritten), sleeping PAUSE_S between steps, and prints ``done``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from tui_agent.checkpoints import CheckpointFolder, apply, plan_rewind
+from tui_agent.session.codec import RECORD
+
+
+def main(argv: list[str]) -> int:
+    workspace, root, records_file, pause = argv[1:5]
+    records = [RECORD.validate_json(line) for line in Path(records_file).read_text().splitlines()]
+    folder = CheckpointFolder(Path(workspace), Path(root))
+    plan = plan_rewind(folder, records)
+    changes = [item.change() for item in plan.files]
+    print("ready", flush=True)
+    apply(folder, changes, pause=lambda _step: time.sleep(float(pause)))
+    print("done", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
