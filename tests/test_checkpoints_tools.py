@@ -56,7 +56,7 @@ async def test_edit_file_round_trip_keeps_exact_bytes(tmp_path: Path) -> None:
     )
     assert not out.is_error, out.text
     plan = bench.plan()
-    assert [f.summary for f in plan.files] == ["restore (+1 -1 lines)"]
+    assert [f.summary for f in plan.files] == ["+1 -1 lines"]
     bench.rewind()
     assert bench.state() == before
 

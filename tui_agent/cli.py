@@ -31,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     from .commands.doctor import add_doctor_command
     from .commands.mcp_args import add_mcp_command
     from .commands.replay_args import add_replay_command
+    from .commands.rewind_args import add_rewind_command
     from .commands.session_args import add_session_commands
     from .providers import PROTOCOLS
 
@@ -76,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
     sessions = add_session_commands(commands)
     add_replay_command(commands)
+    add_rewind_command(commands)
     add_mcp_command(commands)
     add_doctor_command(commands)
     optional_subcommand(parser, "COMMAND")
@@ -214,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         redact_crashes()
 
         return run_command.main(args)
-    if args.command in ("sessions", "export", "replay"):
+    if args.command in ("sessions", "export", "replay", "rewind"):
         return _run_session_command(args)
     if args.command == "mcp":
         from .commands import mcp as mcp_command
@@ -235,6 +237,10 @@ def _run_session_command(args: argparse.Namespace) -> int:
             from .commands import replay
 
             return replay.main(args)
+        if args.command == "rewind":
+            from .commands import rewind
+
+            return rewind.main(args)
         from .commands import sessions
 
         return sessions.main(args)

@@ -184,17 +184,17 @@ def _plan_file(
 
 
 def summary(item: PlannedFile, current: bytes | None) -> str:
-    """One short line: what the file goes back to, in lines for text."""
+    """A few words on what changes: lines added and removed for text, sizes otherwise."""
     if item.target.kind == "missing":
-        return f"delete ({item.seen.size:,} bytes, made after that point)"
+        return f"made after that point, {item.seen.size:,} bytes"
     if item.seen.kind == "missing":
-        return f"recreate ({len(item.data or b''):,} bytes)"
+        return f"deleted after that point, {len(item.data or b''):,} bytes"
     if item.target.kind == "symlink" or item.seen.kind == "symlink":
-        return "restore the symbolic link" if item.target.kind == "symlink" else "restore"
+        return "a symbolic link" if item.target.kind == "symlink" else "a link becomes a file"
     new = item.data or b""
     old = current if item.seen.size <= _DIFF_BYTES and len(new) <= _DIFF_BYTES else None
     if old is None or b"\0" in new[:8192] or b"\0" in old[:8192]:
-        return f"restore (binary, {item.seen.size:,} -> {len(new):,} bytes)"
+        return f"binary, {item.seen.size:,} -> {len(new):,} bytes"
     added = removed = 0
     for line in difflib.unified_diff(
         old.decode("utf-8", "replace").splitlines(), new.decode("utf-8", "replace").splitlines(),
@@ -204,5 +204,4 @@ def summary(item: PlannedFile, current: bytes | None) -> str:
             added += 1
         elif line.startswith("-") and not line.startswith("---"):
             removed += 1
-    mode = " (mode)" if not (added or removed) else ""
-    return f"restore (+{added} -{removed} lines){mode}"
+    return f"+{added} -{removed} lines" if added or removed else "mode only"
