@@ -208,3 +208,26 @@ async def test_tool_output_is_cut_to_the_window(tmp_path: Path) -> None:
         assert "line 0" in result.output and "line 1999" in result.output
         assert len(result.output) < 2500
         h.assert_session_valid()
+
+
+def test_the_demo_model_writes_a_summary() -> None:
+    from tui_agent.context.summary import compaction_request_text, compacted_view
+    from tui_agent.conversation import AssistantMessage, ToolResultMessage, UserMessage
+    from tui_agent.demo.brain import respond
+    from tui_agent.stream.turn import ToolCall
+
+    history = [
+        UserMessage("read notes.md"),
+        AssistantMessage("openai-chat", "", (ToolCall("c1", "read_file", '{"path":"notes.md"}'),)),
+        ToolResultMessage("c1", "read_file", "hello"),
+        AssistantMessage("openai-chat", "notes.md has one line: hello."),
+    ]
+    text = compaction_request_text("Summarize.", None, history, None)
+    script = respond({"messages": [{"role": "user", "content": text}]})
+    assert "read notes.md" in script.text and "read_file" in script.text
+    assert not script.calls
+    # The next request leads with the summary; the demo answers the message after it.
+    (merged,) = compacted_view(script.text, [UserMessage("hi")])
+    assert isinstance(merged, UserMessage)
+    after = respond({"messages": [{"role": "user", "content": merged.text}]})
+    assert not after.calls and "demo" in after.text.lower()

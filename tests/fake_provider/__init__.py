@@ -38,6 +38,10 @@ paired one to one with the preceding assistant calls (400). A failed check answe
 status and a JSON error naming it, and is recorded in ``server.failures``; so is a request
 after the script ran out (500 "fake provider: no scripted step left").
 
+Model information: ``server.info[path] = {...}`` answers GET PATH (and Ollama's POST
+/api/show) with that JSON, anything else such gets a 404; these land in ``server.info_requests``,
+never in ``requests``, and never take a step.
+
 Inspecting: ``server.requests`` (method, path, query, headers, body, json),
 ``server.failures``, ``take_failures()``, ``assert_ok()``, ``assert_all_consumed()``,
 ``steps_left``, ``connections_open``, ``wait_connections(count, timeout)``,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Sequence
@@ -41,6 +42,11 @@ class FakeProvider:
         self.check_on_exit = check_on_exit
         self.port = 0
         self.requests: list[Request] = []
+        # Model information (GET /v1/models, llama.cpp's GET /props, Ollama's POST /api/show,
+        # Gemini's GET /v1beta/models/M): path -> JSON answer, else 404. These questions are kept
+        # apart in ``info_requests``: they never take a scripted step nor count in ``requests``.
+        self.info: dict[str, Any] = {}
+        self.info_requests: list[Request] = []
         self.failures: list[str] = []
         self.connections_open = 0
         self._steps: list[Plan] = []
@@ -244,6 +250,14 @@ class FakeProvider:
 
     async def _answer(self, connection: Connection, request: Request) -> bool:
         """Answer one request; False when the connection must close."""
+        if request.method == "GET" or request.path == "/api/show":
+            with self._lock:
+                self.info_requests.append(request)
+            answer = self.info.get(request.path)
+            code, body = (200, answer) if answer is not None else (404, {"error": "not found"})
+            headers = {"content-type": "application/json"}
+            await connection.send_whole(code, headers, json.dumps(body).encode())
+            return True
         with self._lock:
             self.requests.append(request)
             step = self._steps.pop(0) if self._steps else None

@@ -27,9 +27,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..agent.fork import is_message, message_count
+from ..context.events import divider_text
+from ..context.resume import compacted_event
 from ..session import LoadedSession
 from ..session.records import (
     AssistantRecord,
+    CompactionRecord,
     DecisionRecord,
     NoteRecord,
     ToolCallRecord,
@@ -200,6 +203,10 @@ def _others(records: list[Any]) -> list[str]:
             out += ["*The user withdrew the message above; it was never answered.*", ""]
         elif isinstance(record, NoteRecord):
             out += [f"> **Note ({_line(record.kind)}):** {_line(record.text)}", ""]
+        elif isinstance(record, CompactionRecord):
+            line = _line(divider_text(compacted_event(record)))
+            out += ["---", "", f"**Compacted here:** {line}", ""]
+            out += ["Summary sent to the model from here on:", "", *_prose(record.summary), ""]
         elif isinstance(record, DecisionRecord):
             # Belongs to no call of the turn before it (a damaged file): shown plainly.
             reason = f": {_line(record.reason)}" if record.reason else ""

@@ -63,3 +63,14 @@ def context_line(event: object) -> str | None:
     if isinstance(event, ContextOverflow):
         return f"error: {event.message}; compacting and sending again"
     return None
+
+
+def divider_text(event: Compacted) -> str:
+    """The "compacted here" line the transcript, replay and export show."""
+    how = {"auto": "automatically", "overflow": "after an overflow", "manual": "on request"}
+    kept = f", the last {event.kept} sent as they are" if event.kept else ""
+    return (
+        f"compacted here ({how.get(event.reason, event.reason)}): {event.replaced} earlier "
+        f"messages summarized for the model{kept}; {event.tokens_before:,} -> "
+        f"{event.tokens_after:,} tokens"
+    )

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..conversation import AssistantMessage, Message
 from ..session.records import AssistantRecord, CompactionRecord
 from ..stream.usage import tokens_used
+from .events import Compacted, CompactionReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +48,16 @@ def resumed_context(records: Sequence[Any], messages: Sequence[Message]) -> Resu
         if last >= replaced:
             base, base_at = tokens_used(last_turn.usage), last + 1
     return ResumedContext(summary, replaced, base, base_at)
+
+
+def compacted_event(record: CompactionRecord) -> Compacted:
+    """A saved compaction as the event the live loop emitted (for replay and the transcript)."""
+    reason = record.reason if record.reason in ("manual", "auto", "overflow") else "manual"
+    return Compacted(
+        cast(CompactionReason, reason),
+        record.tokens_before,
+        record.tokens_after,
+        record.replaced,
+        max(0, record.at - record.replaced),
+        record.summary,
+    )

@@ -46,9 +46,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..context.summary import CONTINUE_NOTE
 from .intents import plan_for
 from .reports import ToolResult, answer_results
 from .script import Script
+from .summary import is_compaction_request, summarize
 from .texts import HELP
 
 
@@ -62,7 +64,11 @@ def respond(body: Mapping[str, Any]) -> Script:
     turn = 1 + sum(1 for m in messages if m.get("role") == "assistant")
     for message in reversed(messages):
         if message.get("role") == "user":
-            return plan_for(_text(message.get("content")), turn)
+            text = _text(message.get("content"))
+            if is_compaction_request(text):  # /compact: a summary, see summary.py
+                return summarize(text)
+            # After a compaction the summary leads the first kept message; answer what follows.
+            return plan_for(text.rpartition(CONTINUE_NOTE)[2], turn)
     return Script(HELP)
 
 

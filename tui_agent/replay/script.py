@@ -28,9 +28,11 @@ from ..agent.events import (
     TurnStarted,
     TurnTruncated,
 )
+from ..context.resume import compacted_event
 from ..providers import UnknownProtocolError
 from ..session.records import (
     AssistantRecord,
+    CompactionRecord,
     DecisionRecord,
     NoteRecord,
     RawEvent,
@@ -140,6 +142,8 @@ class _Builder:
         elif isinstance(record, NoteRecord):
             text = f"session renamed: {record.text}" if record.kind == "rename" else record.text
             self.add(Notice(text, "info"), self.pause_until(record.ts))
+        elif isinstance(record, CompactionRecord):
+            self.add(compacted_event(record), self.pause_until(record.ts))
 
     def decision(self, record: DecisionRecord) -> None:
         name = self.names.get(record.call_id, "")

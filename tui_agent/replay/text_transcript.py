@@ -32,6 +32,7 @@ from ..agent.events import (
     TurnCompleted,
     TurnTruncated,
 )
+from ..context.events import Compacted, divider_text
 from ..stream.turn import ToolCall
 from ..ui.sanitize import visible, visible_line
 from .decisions import decision_line
@@ -82,6 +83,8 @@ def event_lines(event: ReplayEvent) -> list[str]:
     if isinstance(event, Notice):
         label = "note" if event.level == "info" else event.level
         return labelled(label, event.text)
+    if isinstance(event, Compacted):
+        return [f"--- {visible_line(divider_text(event))} ---", *labelled("summary", event.summary)]
     return []
 
 
