@@ -257,6 +257,7 @@ class CallRunner:
                 total=total,
                 sandbox=sandbox.label() if sandbox else "",
                 sandbox_warning=self.gate.warning(sandbox),
+                claims=current.spec.claims,
             )
             decision = await self._decision(request, emit)
             confirm = self.gate.confirmation(sandbox)

@@ -32,6 +32,8 @@ class ApprovalRequest:
     sandbox: str = ""
     sandbox_warning: str = ""
     confirm: str = ""
+    # What the tool's provider (an MCP server) claims about it: shown as its claim, never trusted.
+    claims: tuple[str, ...] = ()
 
 
 class Approver(Protocol):

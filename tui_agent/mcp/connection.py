@@ -24,10 +24,12 @@ from mcp.shared.exceptions import MCPError
 
 from ..tools.spec import ToolOutput
 from .config import McpConfigError, McpServerConfig, expand_variables
+from .process_group import kill_group, recorder
 from .results import result_output
 from .stderr_log import StderrLog
 
 Status = Literal["starting", "ready", "failed", "disabled", "stopped"]
+WATCH_INTERVAL_S = 0.5
 STOP_TIMEOUT_S = 8.0  # the SDK's own shutdown is bounded by about 6 s
 MAX_TOOL_PAGES = 100
 _log = logging.getLogger("tui_agent.mcp")
@@ -63,6 +65,7 @@ class McpConnection:
         self._scope: anyio.CancelScope | None = None
         self._stop: asyncio.Event | None = None
         self._stderr: StderrLog | None = None
+        self._process: Any = None  # the stdio server's process, once spawned
         self._refreshing: set[asyncio.Task[None]] = set()
         self.settled = asyncio.Event()  # ready or failed (or disabled): start() is over
         if not config.enabled:
@@ -122,7 +125,7 @@ class McpConnection:
                     self._session, self.tools, self.status = session, tools, "ready"
                     self.settled.set()
                     self._on_change(self)
-                    await self._stop.wait()
+                    await self._watch()
                     self._session = None
             if scope.cancelled_caught and self.status == "starting":
                 self._fail("stopped before it was ready")
@@ -137,6 +140,21 @@ class McpConnection:
             self._session = None
             self._scope = None
             self.settled.set()
+
+    async def _watch(self) -> None:
+        """Until stopped; a stdio server that exits is lost even if a child holds its pipes."""
+        assert self._stop is not None
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), WATCH_INTERVAL_S)
+            code = getattr(self._process, "returncode", None)
+            if code is not None and not self._stop.is_set():
+                self._lost(f"the server exited (status {code})")
+
+    def _end_group(self) -> None:
+        process, self._process = self._process, None
+        if isinstance(getattr(process, "pid", None), int):
+            kill_group(process.pid)
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
         config = self.config
@@ -153,8 +171,11 @@ class McpConnection:
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env, cwd=str(cwd)
             )
+            spawned = recorder()
+            stack.callback(self._end_group)
             streams = await stack.enter_async_context(stdio_client(params, errlog=stderr.writer))
             stderr.close_writer()  # the server holds its own copy now
+            self._process = spawned[0] if spawned else None
             return streams
         assert config.url is not None
         headers = {
@@ -273,6 +294,9 @@ async def _list_tools(session: ClientSession) -> list[types.Tool]:
 def _describe(exc: BaseException, config: McpServerConfig) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        timeout = config.startup_timeout
+        return f"did not answer initialize and tools/list within {timeout:g} s"
     if isinstance(exc, FileNotFoundError) and config.command is not None:
         return f"cannot start {config.command!r}: no such program"
     if isinstance(exc, PermissionError) and config.command is not None:

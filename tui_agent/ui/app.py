@@ -142,6 +142,9 @@ class TuiAgentApp(SafeApp):
             status.hint = "offline demo model; see README to configure a provider"
         for notice in host.notices:
             transcript.add_notice(notice.text, notice.level)
+        from .mcp_view import attach_mcp
+
+        attach_mcp(self, host)
         self.router.show_history(host.history)
 
     async def action_quit(self) -> None:
@@ -347,6 +350,9 @@ class TuiAgentApp(SafeApp):
                     lambda name=name: self.switch_profile(name),
                 )
         yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
+        from .mcp_view import mcp_commands
+
+        yield from mcp_commands(self)
         yield SystemCommand(
             "Copy last answer", "Copy the last answer to the clipboard", self.action_copy_answer
         )

@@ -174,7 +174,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
             preview = CallPreview("json", Text("arguments"), json_text(request.arguments), (note,))
         self.query_one("#heading", Static).update(preview.heading)
         self.query_one(FoldedText).update(preview.body)
-        self._set_line("#notes", "\n".join(preview.notes))
+        self._set_line("#notes", "\n".join((*preview.notes, *request.claims)))
         self._mode = "choose"
         self._attention.restart()  # the arming delay runs from the moment the call is shown
         self._refresh_hints()

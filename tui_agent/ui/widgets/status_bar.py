@@ -26,6 +26,7 @@ class StatusBar(Static):
     tokens: reactive[int] = reactive(0)
     connection: reactive[str] = reactive("starting")
     hint: reactive[str] = reactive("")
+    mcp: reactive[str] = reactive("")  # "MCP 2/3 ready", or "" without MCP servers
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -42,6 +43,9 @@ class StatusBar(Static):
         text.append(f" · {self.tokens:,} tokens · ")
         style = "red" if self.connection.startswith("error") else ""
         text.append(visible(self.connection), style=style)
+        if self.mcp:
+            text.append(" · ")
+            text.append(visible(self.mcp))
         if self.hint:
             text.append(" · ")
             text.append(visible(self.hint), style="italic")

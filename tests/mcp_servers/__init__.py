@@ -1,0 +1,1 @@
+"""Small MCP servers of our own, built with the SDK, for the edge cases (see test_mcp_edges.py)."""

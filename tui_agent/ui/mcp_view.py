@@ -1,0 +1,85 @@
+"""The app's side of MCP servers: their notices in the transcript, "MCP 2/3 ready" in the status
+line, the restart action of the palette, and the trust question for a workspace's .mcp.json."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+from .widgets.status_bar import StatusBar
+from .widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from ..agent.host import SessionHost
+    from ..mcp.servers import McpEvent, McpServers
+
+
+def attach_mcp(app: Any, host: SessionHost) -> None:
+    """Show the host's servers (started already) and ask about an untrusted .mcp.json."""
+    if host.mcp is not None:
+        _watch(app, host.mcp)
+    from ..mcp.trust import untrusted_workspace_servers
+
+    declared = untrusted_workspace_servers(host.workspace)
+    if declared is None:
+        return
+    from .screens.mcp_trust import McpTrustScreen
+
+    def answered(trusted: bool | None) -> None:
+        if trusted:
+            _start_workspace_servers(app, host, declared)
+        else:
+            text = f"{declared.path.name}: its MCP servers were not started (not trusted)"
+            app.query_one(Transcript).add_notice(text, "info")
+
+    app.push_screen(McpTrustScreen(declared), answered)
+
+
+def _start_workspace_servers(app: Any, host: SessionHost, declared: Any) -> None:
+    from ..agent.mcp_tools import attach_servers
+    from ..mcp.trust import trust
+
+    trust(declared, host.workspace)
+    configs = {n: c for n, c in declared.servers.items() if n not in host.config.mcp_servers}
+    if host.mcp is None:
+        host.mcp = attach_servers(host.agent, configs, host.workspace)
+        _watch(app, host.mcp)
+        host.mcp.start()
+    else:
+        for name, config in configs.items():
+            if name not in host.mcp.connections:
+                host.mcp.add(name, config)
+
+
+def _watch(app: Any, servers: McpServers) -> None:
+    def shown(event: McpEvent) -> None:
+        try:
+            status = app.query_one(StatusBar)
+            transcript = app.query_one(Transcript)
+        except Exception:  # the app is closing
+            return
+        if event.kind == "notice":
+            transcript.add_notice(event.text, event.level)
+        status.mcp = servers.summary()
+
+    servers.listen(shown, replay=True)
+    app.query_one(StatusBar).mcp = servers.summary()
+
+
+def mcp_commands(app: Any) -> Iterator[SystemCommand]:
+    """Palette entries: restart every MCP server, or one."""
+    host = getattr(app, "host", None)
+    servers = getattr(host, "mcp", None)
+    if servers is None:
+        return
+    yield SystemCommand(
+        "MCP: restart all servers", "Stop and start every MCP server", lambda: servers.restart()
+    )
+    for name in servers.connections:
+        yield SystemCommand(
+            f"MCP: restart {name}",
+            f"Stop and start the MCP server {name}",
+            lambda name=name: servers.restart(name),
+        )
