@@ -1,0 +1,114 @@
+"""MCP servers in the real app under Pilot: mcp-server-time's call approved by keypress, a slow
+tool stopped by Esc, and a workspace .mcp.json that starts only once trusted by keypress."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui_agent.ui.widgets.status_bar import StatusBar
+
+from .approval_prompt_app import screen_text
+from .fake_provider import ExpectToolResults, FakeProvider
+from .mcp_helpers import own_server, server_table
+from .ui_app_helpers import (
+    KEY,
+    AppEnv,
+    answer,
+    armed_prompt,
+    call_ops,
+    make_env,
+    running,
+    send,
+    wait_for,
+    wait_idle_agent,
+)
+
+PROTOCOL = "openai-chat"
+WAIT_S = 30.0
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    made = make_env(tmp_path, monkeypatch)
+    return made
+
+
+def _config(env: AppEnv, text: str) -> None:
+    folder = env.root / "config" / "tui-agent"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+
+
+def _results(env: AppEnv) -> dict[str, dict[str, object]]:
+    return {r["call_id"]: r for r in env.records() if r["type"] == "tool_result"}
+
+
+async def test_time_tool_approved_by_keypress(env: AppEnv) -> None:
+    _config(env, server_table("time", "mcp_server_time", "--local-timezone", "UTC"))
+    calls = call_ops(("call_T", "mcp__time__get_current_time", {"timezone": "UTC"}))
+    expect = ExpectToolResults({"call_T": "day_of_week"})
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(calls, answer(PROTOCOL, "It is late.", expect=expect))
+        async with running(server, env) as (app, pilot):
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
+            await send(pilot, "what time is it?")
+            await armed_prompt(pilot)
+            text = screen_text(app)
+            assert "mcp__time__get_current_time" in text and "execute" in text
+            assert "claims" in text and "read-only" in text and "unverified" in text
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            server.assert_all_consumed()
+    assert _results(env)["call_T"]["status"] == "done"
+
+
+async def test_esc_stops_a_slow_tool_and_the_server_is_told(env: AppEnv) -> None:
+    marks = env.root / "marks"
+    marks.mkdir()
+    table = own_server("edge", "edge")
+    table = table.replace(
+        "env = { PYTHONPATH", f"env = {{ MARK_DIR = {json.dumps(str(marks))}, PYTHONPATH"
+    )
+    _config(env, table)
+    calls = call_ops(("call_S", "mcp__edge__slow", {}))
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(calls)
+        async with running(server, env) as (app, pilot):
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
+            await send(pilot, "sleep")
+            await armed_prompt(pilot)
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "tool_start" in env.types(), "the call to start")
+            await pilot.pause(0.3)
+            await pilot.press("escape")
+            await wait_idle_agent(pilot)
+            await wait_for(pilot, lambda: (marks / "cancelled").exists(), "the server's cancel")
+    assert _results(env)["call_S"]["status"] == "interrupted"
+
+
+async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
+    declared = {
+        "mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}
+    }
+    (env.workspace / ".mcp.json").write_text(json.dumps(declared), encoding="utf-8")
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            await wait_for(
+                pilot, lambda: "declares MCP servers" in screen_text(app), "the question"
+            )
+            assert "-m mcp_server_time" in screen_text(app)
+            assert app.host is not None and app.host.mcp is None  # nothing started yet
+            await pilot.pause(1.5)  # the question arms after a pause
+            await pilot.press("t")
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
+        async with running(server, env) as (app, pilot):  # trusted now: no question again
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
+            assert "declares MCP servers" not in screen_text(app)
