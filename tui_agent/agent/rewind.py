@@ -179,3 +179,34 @@ def fork_before(store: SessionStore, source: str, number: int, title: str | None
             store.delete(writer.session_id)
         raise SessionError(f"cannot write the fork: {writer.error}")
     return writer.session_id
+
+
+def perform(
+    store: SessionStore,
+    writer: Any,
+    loaded: LoadedSession,
+    plan: Plan | None,
+    overwrite: Callable[[PlannedFile], bool],
+    *,
+    to: int | None,
+    conversation: bool,
+    undoes: str | None = None,
+) -> RewindResult:
+    """The app's rewind of its open session (``writer`` is the session's own): files by
+    ``plan`` (None: leave them), then, with ``conversation``, a fork ending before ``to``."""
+    fork = fork_before(store, loaded.id, to) if conversation and to is not None else None
+    if plan is None:
+        return RewindResult(session=fork)
+    fork_writer = store.open_for_append(fork) if fork else None
+
+    def record(rewind: RewindRecord) -> None:
+        writer.append(rewind, sync=True)
+        if fork_writer is not None:
+            fork_writer.append(rewind, sync=True)
+
+    try:
+        folder = folder_of(loaded)
+        return apply_plan(folder, plan, overwrite, record, to=to, undoes=undoes, fork=fork)
+    finally:
+        if fork_writer is not None:
+            fork_writer.close()

@@ -48,6 +48,7 @@ class TuiAgentApp(SafeApp):
         Binding("ctrl+k", "copy_code", "Copy code", show=False, priority=True),
         Binding("ctrl+o", "browse_sessions", "Sessions"),
         Binding("f4", "approval_rules", "Auto-approved"),
+        Binding("f5", "rewind", "Rewind", show=False),
     ]
 
     def __init__(
@@ -293,6 +294,17 @@ class TuiAgentApp(SafeApp):
         status.hint = "offline demo model" if self.host.profile.is_demo else ""
         self.query_one(Transcript).add_notice(line, "info")
 
+    def action_rewind(self) -> None:
+        """F5: rewind files and/or conversation to before one of your messages."""
+        from .rewind_action import open_rewind
+
+        open_rewind(self)
+
+    def on_user_message_rewind_requested(self, message: Any) -> None:
+        from .rewind_action import open_rewind
+
+        open_rewind(self, message.text)
+
     def action_browse_sessions(self) -> None:
         from .screens.session_browser import SessionBrowser
 
@@ -308,12 +320,24 @@ class TuiAgentApp(SafeApp):
         await switch_session(self, session_id)
 
     def get_system_commands(self, screen: Screen[Any]) -> Any:
+        from .rewind_action import open_rewind
+
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Approval mode: next", "Cycle ask / auto read-only / auto all", self.action_cycle_mode
         )
         yield SystemCommand(
             "Calls panel", "Show or hide this session's tool calls", self.action_toggle_calls
+        )
+        yield SystemCommand(
+            "Rewind: to before one of your messages",
+            "Undo what the agent did to your files and/or the conversation (F5)",
+            self.action_rewind,
+        )
+        yield SystemCommand(
+            "Rewind: undo the last rewind",
+            "Put back the files the last rewind replaced",
+            lambda: open_rewind(self, undo=True),
         )
         yield SystemCommand(
             "Sessions: browse",
