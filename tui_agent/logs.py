@@ -39,6 +39,10 @@ class RedactingFormatter(logging.Formatter):
             self._secrets.add(value)
             self._redactor = Redactor(self._secrets)
 
+    @property
+    def redactor(self) -> Redactor:
+        return self._redactor
+
     def redact(self, text: str) -> str:
         return self._redactor.redact(text)
 
@@ -90,6 +94,11 @@ def add_log_secret(value: str | None) -> None:
 def redact(text: str) -> str:
     """``text`` with every key this process knows of and every known key shape redacted."""
     return _formatter.redact(text)
+
+
+def redactor() -> Redactor:
+    """The Redactor ``redact`` uses now (it changes when a key is added)."""
+    return _formatter.redactor
 
 
 def crash_report(error: BaseException) -> str:
