@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 
 from tui_agent.agent.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCallCard
 
 from .ui_app_helpers import armed_prompt, send, wait_for, wait_idle_agent, wait_text
@@ -68,6 +69,7 @@ async def booted(pilot: Pilot[None]) -> None:
     assert isinstance(app, TuiAgentApp)
     await wait_for(pilot, lambda: app.host is not None, "the boot worker")
     await wait_text(pilot, "offline demo model")
+    app.query_one(PromptInput).cursor_blink = False  # the cursor always drawn: no blink phase
 
 
 def after(*steps: Step) -> Step:

@@ -132,6 +132,7 @@ async def test_result_is_one_line_then_expands_to_a_log(clock: FakeClock) -> Non
         log = card.query_one(Log)
         assert "first line of the file" in str(summary.render())
         assert "(39 lines, " in str(summary.render())
+        assert str(summary.render()).endswith("· Enter or click opens")
         assert not log.display or log.styles.display == "none"
         assert summary.size.height == 1
         await pilot.click(ResultSummary)
@@ -139,11 +140,26 @@ async def test_result_is_one_line_then_expands_to_a_log(clock: FakeClock) -> Non
         assert view.expanded
         assert log.styles.display == "block"
         assert list(log.lines) == output.splitlines()
+        assert str(summary.render()).endswith("· Enter or click closes")
         summary.focus()
         await pilot.press("enter")
         await pilot.pause()
         assert not view.expanded
         assert log.styles.display == "none"
+
+
+async def test_a_long_first_line_leaves_room_to_say_how_to_open(clock: FakeClock) -> None:
+    card = ToolCallCard(0, "call_1", "run_command")
+    app = WidgetApp(card)
+    async with app.run_test(size=(70, 10)) as pilot:
+        card.set_state("done")
+        card.set_result("x" * 300 + "\nsecond\n", False)
+        await pilot.pause()
+        summary = card.query_one(ResultSummary)
+        shown = str(summary.render())
+        assert shown.endswith("(2 lines, 308 B)  · Enter or click opens"), shown
+        assert "xxx…" in shown
+        assert len(shown) <= summary.content_size.width
 
 
 async def test_long_output_is_truncated_for_display_with_a_note(clock: FakeClock) -> None:

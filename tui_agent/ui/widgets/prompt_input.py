@@ -12,6 +12,7 @@ from textual.widgets import TextArea
 
 from .. import terminal_keys
 
+PLACEHOLDER = "Message the model — Enter sends, Ctrl+J new line, Ctrl+P commands"
 _NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "ctrl+enter"})
 
 
@@ -32,7 +33,13 @@ class PromptInput(TextArea):
             self.text = text
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=PLACEHOLDER,
+        )
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""

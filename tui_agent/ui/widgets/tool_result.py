@@ -1,5 +1,7 @@
 """A tool's result inside its card: one summary line, expandable to the output in a Log.
 
+The summary line says how to open it (Enter or a click) and, once open, how to close it.
+
 The Log is only filled the first time it is opened. The display is capped (lines and
 characters) with a note saying so; what the model received is not affected.
 """
@@ -12,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Log, Static
 
 from ..sanitize import safe_text, visible
@@ -37,15 +40,27 @@ def line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def summary_line(output: str, is_error: bool, expanded: bool) -> Text:
-    """The one line shown for a result: its first non-blank line and its size."""
+OPEN_HINT = "Enter or click opens"
+CLOSE_HINT = "Enter or click closes"
+
+
+def summary_line(output: str, is_error: bool, expanded: bool, width: int | None = None) -> Text:
+    """The one line shown for a result: its first non-blank line, its size and how to open (or
+    close) it. Given the ``width`` it is drawn in, the first line is cut so the rest fits."""
     first = next((line for line in output.splitlines() if line.strip()), "(no output)")
     lines = line_count(output)
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append("▾ " if expanded else "▸ ")
-    text.append_text(safe_text(first.strip(), "bold red" if is_error else "", one_line=True))
     plural = "" if lines == 1 else "s"
-    text.append(f"  ({lines:,} line{plural}, {human_size(len(output.encode()))})", "dim")
+    tail = Text(end="")
+    tail.append(f"  ({lines:,} line{plural}, {human_size(len(output.encode()))})", "dim")
+    tail.append(f"  · {CLOSE_HINT if expanded else OPEN_HINT}", "dim italic")
+    head = Text(no_wrap=True, overflow="ellipsis", end="")
+    head.append("▾ " if expanded else "▸ ")
+    head.append_text(safe_text(first.strip(), "bold red" if is_error else "", one_line=True))
+    if width is not None:
+        head.truncate(max(12, width - tail.cell_len), overflow="ellipsis")
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append_text(head)
+    text.append_text(tail)
     return text
 
 
@@ -64,10 +79,18 @@ def display_lines(output: str) -> tuple[list[str], str | None]:
     return lines, None
 
 
-class ResultSummary(Static, can_focus=True):
-    """The summary line; Enter or a click opens and closes the output."""
+class ResultSummary(Widget, can_focus=True):
+    """The summary line; Enter or a click opens and closes the output (and it says so)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "toggle_output", "Show output")]
+
+    def render(self) -> Text:
+        parent = self.parent
+        if not isinstance(parent, ToolResultView):
+            return Text()
+        model = parent.model
+        width = self.content_size.width or None
+        return summary_line(model.output or "", model.is_error, model.expanded, width)
 
     def action_toggle_output(self) -> None:
         parent = self.parent
@@ -118,7 +141,7 @@ class ToolResultView(Vertical):
         return self.model.expanded
 
     def compose(self) -> ComposeResult:
-        yield ResultSummary(self._summary())
+        yield ResultSummary()
         yield Log(highlight=False)
         yield Static(classes="note")
 
@@ -127,16 +150,13 @@ class ToolResultView(Vertical):
             self._fill()
         self.set_class(self.model.expanded, "-expanded")
 
-    def _summary(self) -> Text:
-        return summary_line(self.model.output or "", self.model.is_error, self.model.expanded)
-
     def toggle(self) -> None:
         """Open or close the output."""
         self.model.expanded = not self.model.expanded
         if self.model.expanded:
             self._fill()
         self.set_class(self.model.expanded, "-expanded")
-        self.query_one(ResultSummary).update(self._summary())
+        self.query_one(ResultSummary).refresh()
 
     def _fill(self) -> None:
         if self._filled:
