@@ -26,12 +26,14 @@ from ..providers import ToolSchema
 from ..stream.turn import TruncatedTurn
 from ..stream.usage import tokens_used
 
+# The limit a server's overflow error names wins even over the configured window: the server
+# is the one refusing.
 _PRIORITY: dict[WindowSource | None, int] = {
     None: 0,
     "table": 1,
     "server": 2,
-    "error": 3,
-    "profile": 4,
+    "profile": 3,
+    "error": 4,
 }
 
 

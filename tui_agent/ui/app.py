@@ -48,6 +48,7 @@ class TuiAgentApp(SafeApp):
         Binding("ctrl+k", "copy_code", "Copy code", show=False, priority=True),
         Binding("ctrl+o", "browse_sessions", "Sessions"),
         Binding("f4", "approval_rules", "Auto-approved"),
+        Binding("f8", "compact_retry", "Compact", show=False),
         Binding("f5", "rewind", "Rewind", show=False),
     ]
 
@@ -146,7 +147,10 @@ class TuiAgentApp(SafeApp):
         from .mcp_view import attach_mcp
 
         attach_mcp(self, host)
-        self.router.show_history(host.history)
+        from .context_view import attach_context, show_conversation
+
+        attach_context(self, host)
+        show_conversation(self.router, host)
 
     async def action_quit(self) -> None:
         if self.host is not None:
@@ -167,8 +171,13 @@ class TuiAgentApp(SafeApp):
             self.notify("the agent is busy: Esc stops it", severity="warning")
             self.query_one(PromptInput).restore(message.text)
             return
-        self.query_one(Transcript).add_user(message.text)
-        self._drive(self.host.agent.send(message.text))
+        from .context_view import slash_command
+
+        text = slash_command(self, message.text)  # /compact...; None when it was a command
+        if text is None:
+            return
+        self.query_one(Transcript).add_user(text)
+        self._drive(self.host.agent.send(text))
 
     @work(exclusive=True, group="agent")
     async def _drive(self, events: Any) -> None:
@@ -196,6 +205,12 @@ class TuiAgentApp(SafeApp):
             self.notify("nothing to retry")
             return
         self._drive(self.host.agent.retry())
+
+    def action_compact_retry(self) -> None:
+        """F8: compact the conversation, then send the unanswered message again (if any)."""
+        from .context_view import compact
+
+        compact(self, then_retry=True)
 
     def withdraw_into_prompt(self) -> None:
         """After Esc mid-stream: the user's message leaves history and goes back to the input."""
@@ -293,6 +308,9 @@ class TuiAgentApp(SafeApp):
         status.model = self.host.profile.model
         status.hint = "offline demo model" if self.host.profile.is_demo else ""
         self.query_one(Transcript).add_notice(line, "info")
+        from .context_view import attach_context
+
+        attach_context(self, self.host)  # another model: another window
 
     def action_rewind(self) -> None:
         """F5: rewind files and/or conversation to before one of your messages."""
@@ -374,6 +392,9 @@ class TuiAgentApp(SafeApp):
                     lambda name=name: self.switch_profile(name),
                 )
         yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
+        from .context_view import context_commands
+
+        yield from context_commands(self)
         from .mcp_view import mcp_commands
 
         yield from mcp_commands(self)

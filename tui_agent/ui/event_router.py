@@ -27,6 +27,7 @@ from ..conversation import Message, ToolResultMessage, UserMessage
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from ..stream.usage import tokens_used
+from .context_view import handle_event as handle_context_event
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -177,6 +178,8 @@ class EventRouter:
             self.transcript.add_notice(event.text, event.level)
         elif isinstance(event, LoopEnded):
             self._loop_ended(event)
+        else:
+            handle_context_event(self, event)  # the window and compaction: context_view.py
 
     def _start_countdown(self, event: RetryWait) -> None:
         """Show the whole seconds left of the wait, updated until it is over."""

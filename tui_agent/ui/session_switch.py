@@ -76,4 +76,7 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     for notice in host.notices:
         transcript.add_notice(notice.text, notice.level)
     transcript.add_notice(f"resumed session {session_id}", "info")
-    app.router.show_history(host.history)
+    from .context_view import attach_context, show_conversation
+
+    attach_context(app, host)
+    show_conversation(app.router, host)

@@ -1,4 +1,5 @@
-"""One line of state: profile, model, approval mode (auto-all in warning colour), tokens, and
+"""One line of state: profile, model, approval mode (auto-all in warning colour), tokens, how
+full the context window is (in warning colour past the compaction threshold), and
 the connection (idle, streaming, waiting to retry, running tools, an error)."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class StatusBar(Static):
     tokens: reactive[int] = reactive(0)
     connection: reactive[str] = reactive("starting")
     hint: reactive[str] = reactive("")
+    context: reactive[str] = reactive("")  # "ctx 12.3k/16k 77%" (see tui_agent/context/window)
+    context_warning: reactive[bool] = reactive(False)  # past the compaction threshold
     mcp: reactive[str] = reactive("")  # "MCP 2/3 ready", or "" without MCP servers
 
     def render(self) -> Text:
@@ -41,6 +44,9 @@ class StatusBar(Static):
         else:
             text.append("ask", style="green")
         text.append(f" · {self.tokens:,} tokens · ")
+        if self.context:
+            text.append(self.context, style="bold yellow" if self.context_warning else "")
+            text.append(" · ")
         style = "red" if self.connection.startswith("error") else ""
         text.append(visible(self.connection), style=style)
         if self.mcp:

@@ -124,6 +124,10 @@ class Transcript(VerticalScroll):
         """A one-line notice: level is info, warning or error."""
         self._add(_Entry(snapshot=NoticeSnapshot(text, level)))
 
+    def add_item(self, snapshot: ItemSnapshot) -> None:
+        """Any other finished item, kept as data until it is in the window."""
+        self._add(_Entry(snapshot=snapshot))
+
     def start_assistant(self) -> AssistantMessage:
         """A new answer to stream into (``append``, then ``finish`` or ``discard``)."""
         from .assistant_message import AssistantMessage

@@ -1,0 +1,165 @@
+"""The context window in the app: the status line's ``ctx`` count, the "compacted here"
+divider, /compact (and other slash commands typed in the message box), and compacting then
+sending again after an overflow (F8)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+from ..context.events import (
+    Compacted,
+    CompactionFailed,
+    CompactionStarted,
+    ContextOverflow,
+    ContextUpdate,
+    divider_text,
+)
+from ..context.resume import compacted_event
+from ..context.window import context_line, over_threshold
+from .widgets.compaction_divider import DividerSnapshot
+from .widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from ..agent.events import AgentEvent
+    from ..agent.host import SessionHost
+    from ..agent.loop import Agent
+    from .app import TuiAgentApp
+    from .event_router import EventRouter
+
+COMPACT_KEY = "F8"
+# Commands typed in the message box: "/name [text]". A message starting with "//" is sent with
+# one slash less; any other text starting with "/" and a second "/" (a path) is sent as it is.
+SLASH_COMMANDS = {
+    "compact": "summarize the older part of the conversation; /compact TEXT says what to keep",
+}
+
+
+def show_count(app: TuiAgentApp, used: int | None = None) -> None:
+    """Put the context count (now, or ``used``) on the status line."""
+    if app.host is None:
+        return
+    agent = app.host.agent
+    used = agent.context_used() if used is None else used
+    status = app.query_one(StatusBar)
+    status.context = context_line(used, agent.context.size)
+    status.context_warning = over_threshold(
+        used, agent.context.size, agent.context.settings.compact_at
+    )
+
+
+def attach_context(app: TuiAgentApp, host: SessionHost) -> None:
+    """The count from the session as opened; again once the server said how large its window is."""
+    show_count(app)
+    task = host.window_task
+    if task is None:
+        return
+
+    async def wait_for_window() -> None:
+        try:
+            changed = await task
+        except BaseException:  # cancelled with the session, or the question failed: no news
+            return
+        if changed and app.host is host:
+            show_count(app)
+
+    app.run_worker(wait_for_window(), group="context-window", exclusive=True)
+
+
+def show_conversation(router: EventRouter, host: SessionHost) -> None:
+    """A resumed conversation, with a divider where each compaction happened."""
+    shown = 0
+    for record in sorted(host.compactions, key=lambda r: r.at):
+        at = min(max(record.at, shown), len(host.history))
+        router.show_history(host.history[shown:at])
+        shown = at
+        event = compacted_event(record)
+        router.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
+    router.show_history(host.history[shown:])
+
+
+def handle_event(router: EventRouter, event: Any) -> None:
+    """The context events of the agent's stream (the router passes on what it does not know)."""
+    app = router.app
+    if isinstance(event, ContextUpdate):
+        show_count(app, event.used)
+    elif isinstance(event, CompactionStarted):
+        router.status.connection = "compacting the conversation"
+    elif isinstance(event, Compacted):
+        router.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
+        router.status.connection = "ready"
+    elif isinstance(event, CompactionFailed):
+        router.transcript.add_notice(event.message, "warning")
+        router.status.connection = "ready"
+    elif isinstance(event, ContextOverflow):
+        router.transcript.add_notice(
+            f"{event.message}. Press {COMPACT_KEY} to compact the conversation and send your "
+            "message again (or /compact, then Ctrl+R)",
+            "error",
+        )
+        show_count(app)
+
+
+def slash_command(app: TuiAgentApp, text: str) -> str | None:
+    """The text to send, or None when ``text`` was a command (run, or refused with a notice)."""
+    if text.startswith("//"):
+        return text[1:]
+    word, _, rest = text.strip().partition(" ")
+    name = word[1:]
+    if not text.startswith("/") or not name or "/" in name:
+        return text
+    if name == "compact":
+        compact(app, rest.strip())
+        return None
+    known = ", ".join(f"/{command}" for command in SLASH_COMMANDS)
+    app.notify(
+        f"unknown command {word!r}; known: {known} (start with // to send a message "
+        "beginning with a slash)",
+        severity="warning",
+        markup=False,
+    )
+    from .widgets.prompt_input import PromptInput
+
+    app.query_one(PromptInput).restore(text)
+    return None
+
+
+def compact(app: TuiAgentApp, instructions: str = "", *, then_retry: bool = False) -> None:
+    """/compact (palette, slash command); with ``then_retry`` (F8) the unanswered message is
+    sent again once the compaction succeeded."""
+    if app.host is None:
+        app.notify("still starting: nothing to compact yet", severity="warning")
+        return
+    if app.busy:
+        app.notify("the agent is busy: Esc stops it, then compact", severity="warning")
+        return
+    agent = app.host.agent
+    retry = then_retry and agent.pending_user_message() is not None
+    app._drive(_compact_then_retry(agent, instructions, retry))
+
+
+async def _compact_then_retry(
+    agent: Agent, instructions: str, retry: bool
+) -> AsyncGenerator[AgentEvent, None]:
+    compacted = False
+    async for event in agent.compact(instructions):
+        compacted = compacted or isinstance(event, Compacted)
+        yield event
+    if compacted and retry:
+        async for event in agent.retry():
+            yield event
+
+
+def context_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
+    yield SystemCommand(
+        "Compact the conversation",
+        "Summarize the older messages for the model; the transcript keeps them (/compact)",
+        lambda: compact(app),
+    )
+    yield SystemCommand(
+        "Compact and send again",
+        f"After the context overflowed: compact, then send your message again ({COMPACT_KEY})",
+        lambda: compact(app, then_retry=True),
+    )
