@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     from .commands.mcp_args import add_mcp_command
     from .commands.replay_args import add_replay_command
     from .commands.rewind_args import add_rewind_command
+    from .commands.serve_args import add_serve_command
     from .commands.session_args import add_session_commands
     from .providers import PROTOCOLS
 
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     add_rewind_command(commands)
     add_mcp_command(commands)
     add_doctor_command(commands)
+    add_serve_command(commands, _add_profile_flags)
     optional_subcommand(parser, "COMMAND")
     optional_subcommand(sessions, "ACTION")
     return parser
@@ -216,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
         redact_crashes()
 
         return run_command.main(args)
+    if args.command == "serve":
+        from .commands import serve
+
+        return serve.main(args)
     if args.command in ("sessions", "export", "replay", "rewind"):
         return _run_session_command(args)
     if args.command == "mcp":

@@ -1,5 +1,6 @@
-"""`tui-agent replay ID|FILE [--speed N] [--headless]`: play a saved session back in the app, or
-print it as text (``--headless``: the way a reviewer reads a session in CI).
+"""`tui-agent replay ID|FILE [--speed N] [--headless | --serve]`: play a saved session back in the
+app, or print it as text (``--headless``: the way a reviewer reads a session in CI), or serve the
+replay to a web browser (``--serve``).
 
 The session file is only read (no lock is taken, nothing is written); no Agent, HTTP client or
 session writer is made. An unknown id or an unreadable file is one line on stderr, exit 1.
@@ -32,6 +33,10 @@ def main(args: argparse.Namespace) -> int:
         ]
         write_stdout(transcript_text(script, lines))
         return EXIT_OK
+    if getattr(args, "serve", False):
+        from .serve import serve_replay
+
+        return serve_replay(args, loaded.path, loaded.id)
     from ..ui.replay_app import ReplayApp
 
     ReplayApp(loaded, speed=args.speed, theme_name=args.theme).run()

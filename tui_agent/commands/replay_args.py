@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .serve_args import add_serve_options
+
 
 def add_replay_command(commands: Any) -> None:
     """Add ``replay`` to ``commands`` (the root parser's subparsers)."""
@@ -16,7 +18,8 @@ def add_replay_command(commands: Any) -> None:
         "provider events are decoded again at the recorded pace, then each call's recorded "
         "decision and result are shown. No tool runs and no request is sent. Keys: space "
         "pause/resume, . step one event, + / - speed, q leave. With --headless the transcript "
-        "is printed as text instead.",
+        "is printed as text instead. With --serve it plays in a web browser instead (the URL "
+        "to open is printed; see tui-agent serve --help).",
     )
     replay.add_argument(
         "session", metavar="ID", help="an id, a unique prefix of one, or the path of a session file"
@@ -37,6 +40,12 @@ def add_replay_command(commands: Any) -> None:
         help="print the transcript as text instead (role labels, tool calls with their "
         "arguments, decisions and results), at once, without the app",
     )
+    replay.add_argument(
+        "--serve",
+        action="store_true",
+        help="play it in a web browser: prints the URL to open (with a fresh token)",
+    )
+    add_serve_options(replay)
 
 
 def _speed(text: str) -> float:
