@@ -3,7 +3,8 @@
     python -m tests.rewind_child WORKSPACE CHECKPOINTS RECORDS_JSONL PAUSE_S
 
 It prints ``ready`` just before the rewind starts, then applies it (every recorded change
-undone, conflicts overwritten), sleeping PAUSE_S between steps, and prints ``done``.
+undone, conflicts overwritten), printing each step's name and sleeping PAUSE_S after it, and
+prints ``done``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ def main(argv: list[str]) -> int:
     plan = plan_rewind(folder, records)
     changes = [item.change() for item in plan.files]
     print("ready", flush=True)
-    apply(folder, changes, pause=lambda _step: time.sleep(float(pause)))
+
+    def step(name: str) -> None:
+        print(name, flush=True)
+        time.sleep(float(pause))
+
+    apply(folder, changes, pause=step)
     print("done", flush=True)
     return 0
 

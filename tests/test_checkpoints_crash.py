@@ -1,13 +1,14 @@
 """A rewind killed with SIGKILL at random points leaves, once recovered, the old state or the new
-one: never a mix, never a temporary file. The rewind runs in a child process that pauses
-between its steps; the parent kills it at a random moment, then recovers as the next run would."""
+one: never a mix, never a temporary file. The rewind runs in a child process that says each step
+(journal, each file staged, committed, each file applied) and pauses after it; the parent kills
+it after a chosen step plus a random part of the pause (so inside the next step too), then
+recovers as the next run would."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -18,7 +19,9 @@ from tui_agent.checkpoints import recover
 from .checkpoint_helpers import Bench, State, picture
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNS = 8
+# Steps after which to kill: before staging, while staging, right after the commit, while
+# applying, and never (the rewind finishes).
+KILL_AFTER = (1, 2, 5, 9, 10, 11, 14, 18, 1000)
 PAUSE_S = 0.02
 
 
@@ -58,7 +61,7 @@ async def test_a_rewind_killed_at_random_points_is_old_or_new(tmp_path: Path) ->
     seen = {"old": 0, "new": 0}
     rng = random.Random(16)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for _ in range(RUNS):
+    for kill_after in KILL_AFTER:
         child = subprocess.Popen(
             [sys.executable, "-m", "tests.rewind_child", str(ws), str(bench.checkpoints_root),
              str(records), str(PAUSE_S)],
@@ -66,8 +69,11 @@ async def test_a_rewind_killed_at_random_points_is_old_or_new(tmp_path: Path) ->
         )  # fmt: skip
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready"
-        time.sleep(rng.uniform(0, PAUSE_S * 24))
-        os.kill(child.pid, signal.SIGKILL)
+        for _ in range(kill_after):
+            if child.stdout.readline().strip() in ("done", ""):
+                break
+        time.sleep(rng.uniform(0, PAUSE_S * 1.5))
+        child.kill()
         child.wait()
         recover(bench.folder)
         now = picture(ws)

@@ -107,7 +107,8 @@ class ShadowRepo:
         """The workspace as a tree of the shadow repository (call under the folder's lock)."""
         self._init()
         listed = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        paths = sorted({p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p})
+        paths = dict.fromkeys(listed.decode("utf-8", "surrogateescape").split("\0"))
+        paths.pop("", None)
         nested = [p for p in paths if p.endswith("/")]  # repositories inside the workspace
         files = [p for p in paths if not p.endswith("/")]
         if len(files) > self.limits.max_files:
@@ -116,20 +117,22 @@ class ShadowRepo:
                 f"not checkpointed: the workspace has {len(files):,} files that .gitignore does "
                 f"not exclude, over the limit of {self.limits.max_files:,}",
             )
-        root = self.folder.workspace
+        root = str(self.folder.workspace) + os.sep
         large = []
         modes: dict[str, int] = {}  # git keeps 644 or 755 only; the other modes are kept here
+        limit, lstat, is_link = self.limits.max_file_bytes, os.lstat, stat.S_ISLNK
         for rel in files:
             try:
-                info = os.lstat(root / rel)
+                info = lstat(root + rel)
             except OSError:
                 continue
-            if stat.S_ISLNK(info.st_mode):
+            mode = info.st_mode
+            if is_link(mode):
                 continue
-            if info.st_size > self.limits.max_file_bytes:
+            if info.st_size > limit:
                 large.append(rel)
-            bits = stat.S_IMODE(info.st_mode)
-            if bits != (0o755 if bits & 0o100 else 0o644):
+            bits = mode & 0o7777
+            if bits != 0o644 and bits != 0o755 and bits != (0o755 if bits & 0o100 else 0o644):
                 modes[rel] = bits
         excluded = [p.rstrip("/") + "/" for p in nested] + large
         info_dir = self.folder.shadow / "info"
