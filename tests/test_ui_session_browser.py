@@ -59,7 +59,13 @@ async def open_browser(pilot: Pilot[None], expected_rows: int) -> SessionBrowser
     browser = app.screen
     assert isinstance(browser, SessionBrowser)
     await wait_for(pilot, lambda: len(browser.shown) == expected_rows, f"{expected_rows} rows")
+    await armed(pilot, browser)
     return browser
+
+
+async def armed(pilot: Pilot[None], browser: SessionBrowser) -> None:
+    """Wait for the browser (or its question) to arm: keys before that decide nothing."""
+    await wait_for(pilot, browser.guard.armed, "the browser to arm")
 
 
 async def highlight(pilot: Pilot[None], browser: SessionBrowser, session_id: str) -> None:
@@ -224,6 +230,7 @@ async def test_rename_is_saved_for_other_sessions_and_the_open_one(cli: Cli) -> 
             answer = browser.query_one("#answer", Input)
             assert answer.has_focus
             answer.value = title
+            await armed(pilot, browser)
             await pilot.press("enter")
             await wait_for(pilot, shows_title(browser, session_id, title), "the new title")
         titles = {s.id: s.title for s in SessionStore().list()}
@@ -241,11 +248,17 @@ async def test_delete_asks_and_n_keeps_y_deletes(cli: Cli) -> None:
         question = browser.query_one(Question)
         assert question.has_class("-shown")
         assert "Delete session " + victim in str(question.render())
+        await pilot.press("n")  # pressed at once: decides nothing, the question stays
+        await pilot.pause(0.1)
+        assert question.has_class("-shown") and path.exists()
+        await armed(pilot, browser)
+        await wait_for(pilot, lambda: str(question.render()).endswith("(y/n)"), "armed, shown")
         await pilot.press("n")
         await pilot.pause(0.1)
         assert path.exists()
         assert not question.has_class("-shown")
         await pilot.press("d")
+        await armed(pilot, browser)
         await pilot.press("y")
         await wait_for(pilot, lambda: victim not in browser.shown, "the row to go")
         assert not path.exists()
@@ -288,10 +301,12 @@ async def test_fork_at_a_message_then_switch_to_it(cli: Cli) -> None:
             "6 model answer to three",
         ]
         assert options.highlighted == 5  # the last message at first
+        await wait_for(pilot, picker.guard.armed, "the picker to arm")
         await pilot.press("up", "up", "up", "enter")
         await wait_for(pilot, lambda: len(browser.shown) == 3, "the fork in the list")
         question = browser.query_one(Question)
-        assert "Switch to it?" in str(question.render())
+        await armed(pilot, browser)
+        assert "Switch to it? (y/n)" in str(question.render())
         fork_id = browser.ask.session_id if browser.ask else ""
         loaded = SessionStore().load(fork_id)
         assert message_count(loaded.records) == 3

@@ -8,6 +8,8 @@ pieces, free of widgets, hold the rule for every place that decides something wi
   key before it is delivered. The app feeds it from ``on_event``; ``key_clock`` finds it.
 - ``Arming``: a key decides only once the thing asking has had the person's attention for
   ``delay`` seconds; a key pressed before that restarts the delay and decides nothing.
+- ``PausedArming``: the same for a question that has focus at once (the session browser's): when
+  it opens while the person types, it first waits for a pause in typing, then arms.
 """
 
 from __future__ import annotations
@@ -31,19 +33,25 @@ class KeyClock:
     def __init__(self, pause: float = PAUSE_S) -> None:
         self.pause = pause
         self.last = -math.inf
+        self.before = -math.inf  # the key before the last one
         self._listeners: list[Callable[[float], None]] = []
 
     def pressed(self, at: float | None = None) -> None:
         """A key was pressed at ``at`` (when the terminal's key became an event; a busy app may
         handle it later), called before the key is delivered to any widget."""
         at = now() if at is None else at
-        self.last = at
+        self.before, self.last = self.last, at
         for listener in list(self._listeners):
             listener(at)
 
     def typing(self, at: float | None = None) -> bool:
         """True while the last key is more recent than the pause."""
         return (now() if at is None else at) - self.last < self.pause
+
+    def typing_before_last(self, at: float | None = None) -> bool:
+        """True while the person types and the last key came within the pause of the one before
+        it: the key that opened something (Ctrl+O, d) was part of typing, not after a pause."""
+        return self.typing(at) and self.last - self.before < self.pause
 
     def listen(self, listener: Callable[[float], None]) -> Callable[[], None]:
         """Call ``listener(time)`` on every key; returns the function that stops it."""
@@ -109,3 +117,49 @@ class Arming:
             return True
         self._due = max(self._due, at + self.delay)
         return False
+
+
+class PausedArming(Arming):
+    """Arming for a question that has focus as soon as it opens.
+
+    Started while the person types (``typing``), it first waits for a pause of ``pause``
+    seconds with no key, and arms ``delay`` seconds after it: a key during the wait starts the
+    wait over. Started when nobody types, it is an ``Arming``. Either way a key decides only
+    once armed, and a key before that decides nothing.
+    """
+
+    def __init__(self, delay: float = ARMING_S, pause: float = PAUSE_S) -> None:
+        super().__init__(delay)
+        self.pause = pause
+        self.waiting = False  # for a pause in typing
+        self._last = -math.inf
+
+    def start(self, at: float, typing: bool = False) -> None:
+        super().start(at)
+        self.waiting = typing
+        self._last = at
+        if typing:
+            self._due = at + self.pause + self.delay
+
+    def stop(self) -> None:
+        super().stop()
+        self.waiting = False
+
+    def _paused(self, at: float) -> None:
+        if self.waiting and at - self._last >= self.pause:
+            self.waiting = False  # arms at _last + pause + delay, as set by the last key
+
+    def armed(self, at: float) -> bool:
+        self._paused(at)
+        return super().armed(at)
+
+    def key(self, at: float) -> bool:
+        if self._due is None:
+            return False
+        self._paused(at)
+        if self.waiting:
+            self._last = at
+            self._due = at + self.pause + self.delay
+            return False
+        self._last = at
+        return super().key(at)

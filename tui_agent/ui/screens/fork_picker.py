@@ -4,7 +4,8 @@ Messages are numbered as ``agent.fork`` numbers them (every user and assistant r
 order, from 1). Each row shows the number, who spoke and the first line of what was said (an
 assistant turn with no text names the tools it called); the last message is highlighted at
 first. Enter (or a click) forks there, Esc cancels. The session is read in a worker thread;
-every line shown goes through ``sanitize``.
+every line shown goes through ``sanitize``. Enter forks only once armed (``KeyGuard``): typing
+never forks.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from textual.widgets.option_list import Option
 from ...session import SessionError, SessionStore
 from ...session.records import AssistantRecord, UserRecord
 from ..sanitize import visible_line
+from .key_guard import KeyGuard
 
 PREVIEW_CHARS = 100
 
@@ -73,6 +75,7 @@ class ForkPicker(ModalScreen[int | None]):
         self.session_id = session_id
         self.store = store if store is not None else SessionStore()
         self.rows: list[tuple[int, str, str]] = []
+        self.guard = KeyGuard(self)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -87,7 +90,20 @@ class ForkPicker(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+        self.guard.mount()
         self._load()
+
+    def on_unmount(self) -> None:
+        self.guard.unmount()
+
+    def on_screen_resume(self) -> None:
+        self.guard.arm()
+
+    def on_screen_suspend(self) -> None:
+        self.guard.stop()
+
+    def on_mouse_down(self) -> None:
+        self.guard.clicked()
 
     @work(thread=True, exclusive=True, group="fork-picker-load")
     def _load(self) -> None:
@@ -113,7 +129,7 @@ class ForkPicker(ModalScreen[int | None]):
     @on(OptionList.OptionSelected, "#messages")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option.id is not None:
+        if event.option.id is not None and self.guard.decides():
             self.dismiss(int(event.option.id))
 
     def action_cancel(self) -> None:

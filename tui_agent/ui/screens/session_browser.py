@@ -10,6 +10,11 @@ record), ``d`` deletes after a y/n question (never the open session), ``f`` fork
 (picked from a list of the messages with their first lines: ``fork_picker``) and then offers
 to switch to the fork; Esc cancels a question, else closes the browser. Every title, model and
 error shown here goes through ``sanitize``.
+
+Typing never decides (``KeyGuard``): Enter (resume, an answer's Enter) and y/n decide only once
+the browser, or its question, has had the person's attention for the arming delay with no key,
+the delay starting over on every key; opened while the person types, it first waits for a pause
+in typing. An early key decides nothing, and the question stays.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ...session.titles import one_line
 from ..sanitize import safe_text, visible_line
 from ..session_search import SessionTextIndex, matches
 from ..session_switch import current_session_id, refusal
+from .key_guard import KeyGuard
 
 if TYPE_CHECKING:
     from ..app import TuiAgentApp
@@ -98,6 +104,8 @@ class SessionBrowser(ModalScreen[None]):
         self.summaries: list[SessionSummary] = []
         self.shown: list[str] = []  # ids in the table, in order
         self.ask: Ask | None = None
+        self.guard = KeyGuard(self, self._show_question)
+        self._question = self._shown_question = ""
 
     @property
     def tui_app(self) -> TuiAgentApp:
@@ -120,7 +128,34 @@ class SessionBrowser(ModalScreen[None]):
         table.add_column("Profile/model", key="model")
         table.add_column("Msgs", key="messages")
         self.query_one("#search", Input).focus()
+        self.guard.mount()
+        self.set_interval(0.05, self._show_question)
         self.reload()
+
+    def on_unmount(self) -> None:
+        self.guard.unmount()
+
+    def on_screen_resume(self) -> None:
+        self.guard.arm()
+
+    def on_screen_suspend(self) -> None:
+        self.guard.stop()
+
+    def on_mouse_down(self) -> None:
+        self.guard.clicked()
+
+    def _show_question(self) -> None:
+        """The y/n question, and whether it waits for a pause in typing or is about to arm."""
+        if self.ask is None or self.ask.kind != "confirm" or not self.is_mounted:
+            return
+        note = " (y/n)"
+        if self.guard.waiting:
+            note += " · waiting for a pause in typing"
+        elif not self.guard.armed():
+            note += " · in a moment"
+        if self._shown_question != (text := self._question + note):
+            self._shown_question = text
+            self.query_one(Question).update(safe_text(text, one_line=True))
 
     # -- the list ---------------------------------------------------------------------------
 
@@ -193,6 +228,8 @@ class SessionBrowser(ModalScreen[None]):
     @on(Input.Submitted, "#search")
     @on(DataTable.RowSelected)
     def action_resume(self) -> None:
+        if not self.guard.decides():
+            return  # typed, not chosen: Enter resumes after a pause in typing
         if self.ask is None and (session_id := self.highlighted()) is not None:
             self._resume(session_id)
 
@@ -226,25 +263,30 @@ class SessionBrowser(ModalScreen[None]):
         answer.value = value
         answer.add_class("-shown")
         answer.focus()
+        self.guard.arm()
 
     def _ask_yes_no(self, ask: Ask, prompt: str) -> None:
         self.ask = ask
+        self._question, self._shown_question = prompt, ""
         question = self.query_one(Question)
-        question.update(safe_text(prompt + " (y/n)", one_line=True))
         question.add_class("-shown")
         question.focus()
+        self.guard.arm()
 
     def _end_ask(self) -> None:
         self.ask = None
         self.query_one(Question).remove_class("-shown")
         self.query_one("#answer", Input).remove_class("-shown")
         self.query_one(DataTable).focus()
+        self.guard.arm()
 
     async def on_key(self, event: events.Key) -> None:
         ask = self.ask
         if ask is None or ask.kind != "confirm" or event.key not in ("y", "n"):
             return
         event.stop()
+        if not self.guard.decides():
+            return  # pressed during the arming delay: decides nothing
         self._end_ask()
         if event.key == "y" and ask.on_yes is not None:
             await ask.on_yes()
@@ -255,7 +297,7 @@ class SessionBrowser(ModalScreen[None]):
     async def _answered(self, event: Input.Submitted) -> None:
         event.stop()
         ask = self.ask
-        if ask is None:
+        if ask is None or not self.guard.decides():
             return
         self._end_ask()
         if ask.kind == "rename":

@@ -1,0 +1,37 @@
+"""PausedArming and KeyClock.typing_before_last: the timing rules of the session browser."""
+
+from __future__ import annotations
+
+from tui_agent.ui.arming import KeyClock, PausedArming
+
+
+def test_started_when_nobody_types_it_arms_after_the_delay_and_keys_restart_it() -> None:
+    arming = PausedArming(delay=0.4, pause=1.0)
+    arming.start(10.0)
+    assert not arming.waiting and not arming.armed(10.3)
+    assert not arming.key(10.3)  # restarts: due 10.7
+    assert not arming.armed(10.6)
+    assert arming.armed(10.75) and arming.key(10.8)
+
+
+def test_started_while_typing_it_waits_for_a_pause_then_arms() -> None:
+    arming = PausedArming(delay=0.4, pause=1.0)
+    arming.start(10.0, typing=True)
+    assert arming.waiting
+    for at in (10.5, 11.0, 11.5, 12.0):  # keys every 0.5 s: longer than the delay, no pause
+        assert not arming.key(at)
+    assert arming.waiting and not arming.armed(13.3)
+    assert arming.armed(13.45) and not arming.waiting  # 1 s pause, then 0.4 s
+    arming.start(20.0, typing=True)
+    assert not arming.key(21.1)  # the pause happened (21.0), but 0.4 s had not passed: restart
+    assert not arming.waiting and not arming.armed(21.45) and arming.armed(21.55)
+
+
+def test_typing_before_last_tells_a_key_in_typing_from_one_after_a_pause() -> None:
+    clock = KeyClock(pause=1.0)
+    clock.pressed(10.0)
+    clock.pressed(12.0)  # Ctrl+O after a pause
+    assert clock.typing(12.1) and not clock.typing_before_last(12.1)
+    clock.pressed(12.3)
+    assert clock.typing_before_last(12.4)
+    assert not clock.typing_before_last(13.5)  # not typing any more
