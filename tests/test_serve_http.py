@@ -1,0 +1,102 @@
+"""`tui-agent serve` over HTTP, without a browser: who is refused.
+
+The real command as a subprocess (isolated HOME and XDG folders, port 0). Without the token, with
+a wrong one, with another name in the Host header (DNS rebinding), a websocket from another
+origin or with no Origin: 403, before anything is started. The log file has each request line
+with the token replaced, and the token nowhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import httpx
+import pytest
+
+from .serve_helpers import Served, files_holding
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with Served(tmp_path_factory.mktemp("serve-http"), "serve") as server:
+        yield server
+
+
+def _get(url: str, **headers: str) -> httpx.Response:
+    return httpx.get(url, headers=headers, timeout=10, follow_redirects=False)
+
+
+def test_the_page_needs_the_token(served: Served) -> None:
+    page = _get(served.url)
+    assert page.status_code == 200
+    assert f"/{served.token}/ws" in page.text
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert "googleapis" not in page.text  # the page loads nothing from elsewhere
+    wrong = served.token[:-1] + ("A" if served.token[-1] != "A" else "B")
+    for url in (
+        served.origin + "/",
+        served.origin + "/index.html",
+        f"{served.origin}/{wrong}/",
+        f"{served.origin}/{served.token[:20]}/",
+        f"{served.origin}/{served.token}x/",
+        f"{served.origin}/?token={served.token}",
+        f"{served.origin}/static/js/textual.js",
+        f"{served.origin}/download/anything",
+        f"{served.origin}/{wrong}/static/js/textual.js",
+    ):
+        refused = _get(url)
+        assert refused.status_code == 403, url
+        assert served.token not in refused.text
+    assert _get(served.url + "static/js/textual.js").status_code == 200
+    assert _get(served.url + "download/anything").status_code == 404
+    assert _get(served.url.rstrip("/")).status_code == 302
+
+
+def test_a_rebound_name_is_refused_even_with_the_token(served: Served) -> None:
+    port = served.origin.rsplit(":", 1)[1]
+    assert _get(served.url, Host=f"attacker.example:{port}").status_code == 403
+    assert _get(served.url, Host=f"localhost:{port}").status_code == 200
+
+
+async def _websocket_status(url: str, **headers: str) -> int:
+    timeout = aiohttp.ClientWSTimeout(10)
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.ws_connect(url, headers=headers, timeout=timeout):
+                return 101
+        except aiohttp.WSServerHandshakeError as exc:
+            return exc.status
+
+
+async def test_the_websocket_needs_the_token_and_the_page_s_origin(served: Served) -> None:
+    ws = served.origin.replace("http", "ws", 1)
+    port = served.origin.rsplit(":", 1)[1]
+    assert await _websocket_status(f"{ws}/ws", Origin=served.origin) == 403
+    assert await _websocket_status(f"{ws}/nottoken/ws", Origin=served.origin) == 403
+    good = f"{ws}/{served.token}/ws"
+    assert await _websocket_status(good, Origin="http://attacker.example") == 403
+    assert await _websocket_status(good, Origin=f"http://localhost:{port}") == 403
+    assert await _websocket_status(good) == 403  # no Origin at all: not a page of ours
+    rebound = {"Host": f"attacker.example:{port}", "Origin": f"http://attacker.example:{port}"}
+    assert await _websocket_status(good, **rebound) == 403
+    assert served.children() == []  # nothing was started for any of them
+
+
+def test_the_log_has_request_lines_without_the_token(served: Served) -> None:
+    _get(served.origin + "/")
+    _get(served.url)
+    logs = list((served.root / "state").rglob("*.log"))
+    assert logs, "no log file"
+    text = "".join(path.read_text() for path in logs)
+    assert "GET /<token>/ 200" in text
+    assert "GET / 403" in text
+    assert files_holding(served.root, served.token) == []
+
+
+def test_stopping_the_server_leaves_nothing(tmp_path: Path) -> None:
+    server = Served(tmp_path, "serve")
+    assert server.stop() == []
+    assert server.process.returncode == 0
