@@ -10,7 +10,9 @@ from rich.segment import Segment
 from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.content import Content
+from textual.pilot import Pilot
 
+from tui_agent.ui.screens.confirm_auto_all import ConfirmAutoAll
 from tui_agent.ui.widgets.side_panel import SidePanel
 from tui_agent.ui.widgets.status_bar import StatusBar
 
@@ -23,6 +25,7 @@ from .ui_app_helpers import (
     call_ops,
     cards,
     make_env,
+    prompt_text,
     running,
     send,
     wait_for,
@@ -87,6 +90,10 @@ async def test_f3_cycles_the_mode_and_auto_all_is_shown_in_warning_style(env: Ap
             assert str(app.host.policy.mode) == "auto-read"
             assert "approval: auto read-only" in screen_text(app)
             await pilot.press("f3")
+            confirm = await _confirm_dialog(pilot)
+            assert str(app.host.policy.mode) == "auto-read"  # not before the answer
+            await wait_for(pilot, lambda: confirm.armed, "the dialog to arm")
+            await pilot.press("y")
             assert str(app.host.policy.mode) == "auto-all"
             await wait_text(pilot, "approval: AUTO-ALL")
             loud = _segment_with(app, "AUTO-ALL")
@@ -106,6 +113,46 @@ async def test_f3_cycles_the_mode_and_auto_all_is_shown_in_warning_style(env: Ap
         assert (env.workspace / "a.txt").read_text() == "auto\n"
         (decision,) = [r for r in env.records() if r["type"] == "decision"]
         assert (decision["decision"], decision["by"]) == ("approve", "policy")
+
+
+async def _confirm_dialog(pilot: Pilot[None]) -> ConfirmAutoAll:
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmAutoAll), "the AUTO-ALL question")
+    assert isinstance(app.screen, ConfirmAutoAll)
+    assert "Switch to AUTO-ALL?" in screen_text(app)
+    return app.screen
+
+
+async def test_entering_auto_all_asks_and_typing_never_answers(
+    env: AppEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A longer arming delay than the real 0.4 s, so Pilot's pace between keys cannot pass for
+    # a pause on a busy machine.
+    monkeypatch.setattr(ConfirmAutoAll, "arming_delay", 3.0)
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            assert app.host is not None
+            await pilot.press("f3")  # auto-read: no question
+            assert str(app.host.policy.mode) == "auto-read"
+            # Typed on: the keys right after F3 (each within the arming delay of the one
+            # before) decide nothing and type nothing.
+            await pilot.press("f3", "y", "e", "y")
+            confirm = await _confirm_dialog(pilot)
+            await pilot.press("y")
+            assert isinstance(app.screen, ConfirmAutoAll)
+            assert str(app.host.policy.mode) == "auto-read"
+            await wait_for(pilot, lambda: confirm.armed, "the dialog to arm")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmAutoAll), "close")
+            assert str(app.host.policy.mode) == "auto-read"
+            assert prompt_text(app) == ""
+            # The palette's "Approval mode: auto-all" asks too; Esc keeps the mode.
+            app.set_approval_mode("auto-all")
+            await _confirm_dialog(pilot)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmAutoAll), "close")
+            assert str(app.host.policy.mode) == "auto-read"
+            assert "approval: auto read-only" in screen_text(app)
 
 
 async def test_f2_toggles_the_calls_panel(env: AppEnv) -> None:

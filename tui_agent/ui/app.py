@@ -236,10 +236,27 @@ class TuiAgentApp(SafeApp):
         mode = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else "ask"
         self.set_approval_mode(mode)
 
-    def set_approval_mode(self, mode: str) -> None:
+    def set_approval_mode(self, mode: str, *, confirmed: bool = False) -> None:
+        """Switch the approval mode; entering AUTO-ALL asks first (an armed y/n dialog)."""
         if self.host is None:
             return
         from ..approval.policy import ApprovalMode
+
+        current = str(self.host.policy.mode)
+        if mode == "auto-all" and current != mode and not confirmed:
+            from .screens.confirm_auto_all import ConfirmAutoAll
+
+            if isinstance(self.screen, ConfirmAutoAll):
+                return
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.set_approval_mode(mode, confirmed=True)
+                else:
+                    self.notify(f"approval mode stays {current}")
+
+            self.push_screen(ConfirmAutoAll(current), answered)
+            return
 
         self.host.policy.mode = ApprovalMode(mode)
         self.query_one(StatusBar).mode = mode
