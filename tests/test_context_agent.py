@@ -211,7 +211,7 @@ async def test_tool_output_is_cut_to_the_window(tmp_path: Path) -> None:
 
 
 def test_the_demo_model_writes_a_summary() -> None:
-    from tui_agent.context.summary import compaction_request_text, compacted_view
+    from tui_agent.context.summary import compacted_view, compaction_request_text
     from tui_agent.conversation import AssistantMessage, ToolResultMessage, UserMessage
     from tui_agent.demo.brain import respond
     from tui_agent.stream.turn import ToolCall

@@ -185,6 +185,7 @@ class Agent:
             if isinstance(result, TruncatedTurn):
                 message = result.describe()
                 yield TurnTruncated(result, message)
+                yield self.context.update(self.request.system, self.tools, self.messages)
                 overflow = self.context.overflow(result)
                 if overflow is not None:
                     yield overflow

@@ -90,9 +90,11 @@ def handle_event(router: EventRouter, event: Any) -> None:
     elif isinstance(event, Compacted):
         router.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
         router.status.connection = "ready"
+        router.stopping = False
     elif isinstance(event, CompactionFailed):
         router.transcript.add_notice(event.message, "warning")
         router.status.connection = "ready"
+        router.stopping = False  # an Esc that stopped the summary is spent
     elif isinstance(event, ContextOverflow):
         router.transcript.add_notice(
             f"{event.message}. Press {COMPACT_KEY} to compact the conversation and send your "
