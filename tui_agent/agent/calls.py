@@ -169,15 +169,12 @@ class CallRunner:
                 self._finish(results, index, vc.call, f"refused: {why}", True, "denied", emit)
                 continue
             auto = self.policy.auto_approval(vc.spec.name, str(vc.spec.risk), vc.arguments)
-            if auto is not None:
-                by = self._auto_by(vc, auto)
-                self._decide(vc.call, "approve", vc.digest, by, auto, None, emit)
-                approved.append(_Approved(index, vc, vc.digest, "", self._sandbox(vc, emit)))
-                continue
-            if approve_rest:
-                why = "approved with the rest of this turn"
-                self._decide(vc.call, "approve", vc.digest, "user", why, None, emit)
-                approved.append(_Approved(index, vc, vc.digest, "", self._sandbox(vc, emit)))
+            if auto is not None or approve_rest:
+                why = auto if auto is not None else "approved with the rest of this turn"
+                by = self._auto_by(vc, auto) if auto is not None else "user"
+                bound = bound_digest(vc.digest, sandbox := self._sandbox(vc, emit))
+                self._decide(vc.call, "approve", bound, by, why, None, emit)
+                approved.append(_Approved(index, vc, vc.digest, "", sandbox))
                 continue
             decided = await self._ask(vc, position, len(valid), emit)
             if decided is None:  # the user cancelled the turn
@@ -273,10 +270,11 @@ class CallRunner:
                     # Not final: the call is offered again, as the model sent it.
                     emit(CallInvalid(vc.call.id, vc.call.name, f"edited: {edited.error}"))
                     continue
-                self._decide(vc.call, "edit", edited.digest, "user", None, edited.canonical, emit)
+                bound = bound_digest(edited.digest, sandbox)  # what the edit runs under
+                self._decide(vc.call, "edit", bound, "user", None, edited.canonical, emit)
                 return decision, edited
             self._decide(
-                vc.call, decision.kind, current.digest, decision.by, decision.reason, None, emit
+                vc.call, decision.kind, request.digest, decision.by, decision.reason, None, emit
             )
             return decision, current
         why = "the edited arguments were invalid too many times"
@@ -352,8 +350,9 @@ class CallRunner:
         if why is not None:
             self._finish(results, index, vc.call, note + why, True, "denied", emit)
             return
+        bound = bound_digest(item.digest, item.sandbox)  # as the decision recorded it
         self.recorder.append(
-            ToolStartRecord(ts=time.time(), call_id=vc.call.id, digest=item.digest), sync=True
+            ToolStartRecord(ts=time.time(), call_id=vc.call.id, digest=bound), sync=True
         )
         emit(ToolStarted(vc.call.id, vc.call.name))
         context = self.gate.context_for(self.context, item.sandbox)
