@@ -18,6 +18,7 @@ from textual import events
 from textual.app import App
 from textual.widgets import TextArea
 
+from tui_agent.sandbox.binding import bound_digest
 from tui_agent.tools.arguments import arguments_digest, canonical_json
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 from tui_agent.ui.widgets.folded_text import FoldedText, fold_offsets
@@ -80,7 +81,12 @@ def _shown_rows(prompt: ApprovalPrompt) -> list[str]:
 async def test_the_hash_of_the_arguments_shown_equals_the_hash_of_the_arguments_executed(
     env: AppEnv,
 ) -> None:
-    """Spelled with escapes, odd spacing and key order by the model; shown, edited view, run."""
+    """Spelled with escapes, odd spacing and key order by the model; shown, edited view, run.
+
+    The decision's hash binds the arguments and the sandbox the call runs under: the prompt's
+    digest (recorded with the decision and at the start of the run) is ``bound_digest`` of the
+    arguments' digest and the session's policy, and the arguments shown, offered to edit and
+    received by the program all hash to the arguments' digest."""
     config = env.root / "config" / "tui-agent"
     config.mkdir(parents=True)
     (config / "config.toml").write_text(RECORD_TOOL)
@@ -100,7 +106,14 @@ async def test_the_hash_of_the_arguments_shown_equals_the_hash_of_the_arguments_
         async with running(server, env) as (app, pilot):
             await send(pilot, "record it")
             prompt = await armed_prompt(pilot)
-            assert prompt.request.digest == digest
+            assert app.host is not None
+            runner = app.host.agent.calls
+            spec = runner.registry.get("record")
+            assert spec is not None
+            policy = runner.gate.policy_for(spec, runner.context)
+            assert policy is not None and prompt.request.sandbox == policy.label()
+            bound = bound_digest(digest, policy)
+            assert prompt.request.digest == bound != digest
             # What the prompt draws, read back as JSON (no row is folded at this width).
             shown = json.loads("\n".join(row.rstrip() for row in _shown_rows(prompt)))
             assert arguments_digest(shown) == digest
@@ -118,7 +131,7 @@ async def test_the_hash_of_the_arguments_shown_equals_the_hash_of_the_arguments_
         records = env.records()
         [decision] = [r for r in records if r["type"] == "decision"]
         [start] = [r for r in records if r["type"] == "tool_start"]
-        assert decision["digest"] == start["digest"] == digest
+        assert decision["digest"] == start["digest"] == bound
         assert digest == hashlib.sha256(canonical_json(expected).encode()).hexdigest()
         server.assert_all_consumed()
 
