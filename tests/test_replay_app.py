@@ -128,7 +128,7 @@ async def test_decisions_a_cut_turn_and_a_withdrawal(tmp_path: Path, no_network:
     assert calls["read_file"] == ("done", "auto-approved by rule: tool read_file")
     assert calls["run_command"] == ("denied", "denied: too risky")
     assert calls["nope"][0] == "invalid"
-    assert calls["write_file"] == ("cancelled", "the turn ended before it was complete")
+    assert calls["write_file"] == ("cut", "the turn ended before it was complete")
     [cut] = [row for row in shown if row[0] == "assistant" and row[2]]
     assert cut[1] == "Writing it"
     assert "Turn discarded, the stream ended before" in cut[2] and CUT_REASON in cut[2]

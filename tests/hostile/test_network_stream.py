@@ -217,12 +217,16 @@ async def test_reset_in_the_middle_of_arguments_the_app_says_why_and_ctrl_r_retr
             # The streamed text stays, struck through, under the reason it was discarded.
             assert "I will write the report." in text
             assert "⚠ Turn discarded, the stream ended before the provider finished" in text
-            assert [card.state for card in cards(app)] == ["cancelled"]
-            assert "write_file cancelled" in text  # the calls panel too
+            # Nobody cancelled it: the turn was cut, and the call was not run.
+            assert [card.state for card in cards(app)] == ["cut"]
+            assert "not run, the turn was cut: write_file" in text
+            assert "write_file not run" in text  # the calls panel too
+            assert "cancelled" not in text
             assert not app.query("ApprovalPrompt")
             assert prompt_text(app) == ""  # a cut stream keeps the message: Ctrl+R resends it
 
             await pilot.press("ctrl+r")
+            await wait_text(pilot, "↻ retry: your last message is sent again")
             await wait_text(pilot, "Second try worked.")
             await wait_idle_agent(pilot)
             assert screen_text(app).count(message) == 1

@@ -204,6 +204,7 @@ class TuiAgentApp(SafeApp):
         if self.host.agent.pending_user_message() is None:
             self.notify("nothing to retry")
             return
+        self.query_one(Transcript).add_notice("↻ retry: your last message is sent again", "info")
         self._drive(self.host.agent.retry())
 
     def action_compact_retry(self) -> None:

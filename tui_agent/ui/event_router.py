@@ -231,9 +231,12 @@ class EventRouter:
             self._answer.discard(message)
         else:
             self.transcript.add_notice(message, "warning")
+        # Esc: the person cancelled. Otherwise the turn was cut (the stream broke, a limit):
+        # nobody cancelled anything, and nothing of it ran.
+        state = "cancelled" if self.stopping else "cut"
         for card in self._cards.values():
-            card.set_state("cancelled", "the turn ended before it was complete")
-        self.panel.settle_pending("cancelled")
+            card.set_state(state, "the turn ended before it was complete")
+        self.panel.settle_pending("cancelled" if self.stopping else "not run")
         pending = ", ".join(c.name for c in event.turn.pending_calls)
         if pending:
             self.transcript.add_notice(f"pending calls not run: {pending}", "warning")

@@ -17,6 +17,7 @@ _STYLES = {
     "failed": "red",
     "denied": "magenta",
     "cancelled": "dim",
+    "not run": "dim",
     "invalid": "red",
     "interrupted": "dim red",
 }

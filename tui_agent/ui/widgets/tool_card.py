@@ -40,6 +40,7 @@ STATES: dict[str, tuple[str, str]] = {
     "failed": ("✗", "failed:"),
     "denied": ("⊘", "denied:"),
     "cancelled": ("■", "cancelled:"),
+    "cut": ("■", "not run, the turn was cut:"),
     "invalid": ("⚠", "invalid:"),
     "interrupted": ("↯", "interrupted:"),
 }
@@ -140,6 +141,7 @@ class ToolCallCard(Vertical):
         &.-failed { border-left: outer $error; & > CardHeader { color: $text-error; } }
         &.-denied { border-left: outer $error; & > CardHeader { color: $text-error; } }
         &.-cancelled { border-left: outer $panel; & > CardHeader { color: $text-muted; } }
+        &.-cut { border-left: outer $panel; & > CardHeader { color: $text-muted; } }
         &.-invalid { border-left: outer $error; & > CardHeader { color: $text-error; } }
         &.-interrupted { border-left: outer $warning; & > CardHeader { color: $text-warning; } }
     }
@@ -185,7 +187,7 @@ class ToolCallCard(Vertical):
 
     def set_state(self, state: str, detail: str | None = None) -> None:
         """preparing -> waiting -> approved -> running -> done / failed / denied / cancelled /
-        invalid / interrupted. ``detail`` (a reason, an error) replaces the detail line;
+        invalid / interrupted; ``cut`` when the turn ended before it was complete. ``detail`` (a reason, an error) replaces the detail line;
         None keeps it."""
         model = self.model
         now = ToolCallCard.clock()
