@@ -187,8 +187,8 @@ class ToolCallCard(Vertical):
 
     def set_state(self, state: str, detail: str | None = None) -> None:
         """preparing -> waiting -> approved -> running -> done / failed / denied / cancelled /
-        invalid / interrupted; ``cut`` when the turn ended before it was complete. ``detail`` (a reason, an error) replaces the detail line;
-        None keeps it."""
+        invalid / interrupted; ``cut`` when the turn ended before it was complete. ``detail``
+        (a reason, an error) replaces the detail line; None keeps it."""
         model = self.model
         now = ToolCallCard.clock()
         if model.state == "running" and state != "running":
