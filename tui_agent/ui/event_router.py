@@ -277,8 +277,13 @@ class EventRouter:
                     card = self.transcript.add_tool_card(position, call.id, call.name)
                     card.set_arguments_summary(_summary(call.arguments))
                     result = results.get(call.id)
+                    state = "interrupted"
                     if result is not None:
-                        card.set_state("failed" if result.is_error else "done")
+                        state = "failed" if result.is_error else "done"
+                    card.set_state(state)
+                    if result is not None:
                         card.set_result(result.output, result.is_error)
-                    else:
-                        card.set_state("interrupted")
+                    # The calls panel shows this session's calls, the resumed ones too.
+                    self.panel.add_call(position, call.name)
+                    self.panel.bind_id(position, call.id)
+                    self.panel.set_state(call.id, state)

@@ -1,0 +1,78 @@
+"""Resuming or switching sessions: the calls panel and the status bar show the session now open.
+
+The real app on the offline demo model, with XDG folders under tmp_path and no provider key;
+two saved sessions with a tool call each are written with the real SessionStore.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.sessions_cli_helpers import Cli, assistant, call, result
+from tui_agent.agent.host_options import HostOptions
+from tui_agent.session.records import UserRecord
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.session_switch import current_session_id
+from tui_agent.ui.widgets.side_panel import SidePanel
+from tui_agent.ui.widgets.status_bar import StatusBar
+
+from .approval_prompt_app import screen_text
+
+KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
+    user = Cli(tmp_path, monkeypatch)
+    monkeypatch.setenv("TUI_AGENT_DEMO_PACE", "0")
+    for name in KEY_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(user.workspace)
+    return user
+
+
+def session_with_call(cli: Cli, tool: str, status: str, tokens: int) -> str:
+    with cli.store.create(
+        profile="demo", protocol="openai-chat", model="m1", workspace=str(cli.workspace)
+    ) as writer:
+        writer.append(UserRecord(text=f"please use {tool}"))
+        turn = assistant("", call(f"call_{tool}", tool, path="."))
+        writer.append(turn.model_copy(update={"usage": {"prompt_tokens": tokens}}))
+        writer.append(result(f"call_{tool}", tool, f"{tool} output", status))
+        writer.append(assistant(f"used {tool}"))
+    return writer.session_id
+
+
+def panel_rows(app: TuiAgentApp) -> list[str]:
+    panel = app.query_one(SidePanel)
+    return [str(row.render()) for row in panel.children if not row.has_class("title")]
+
+
+async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    for _ in range(400):
+        if condition():
+            return
+        await pilot.pause(0.025)
+    raise AssertionError(f"timed out waiting for {what}\n{screen_text(pilot.app)}")
+
+
+async def test_switching_sessions_rebuilds_the_calls_panel_and_the_token_count(cli: Cli) -> None:
+    first = session_with_call(cli, "read_file", "done", tokens=1000)
+    second = session_with_call(cli, "list_dir", "failed", tokens=20)
+    async with TuiAgentApp(HostOptions(resume=first)).run_test(size=(140, 40)) as pilot:
+        app = pilot.app
+        assert isinstance(app, TuiAgentApp)
+        await wait_for(pilot, lambda: app.host is not None, "the app to boot")
+        await wait_for(pilot, lambda: panel_rows(app) == ["read_file done"], "the resumed call")
+        status = app.query_one(StatusBar)
+        tokens = status.tokens
+        assert tokens >= 1000
+        await app.switch_session(second)
+        assert current_session_id(app) == second
+        await wait_for(pilot, lambda: panel_rows(app) == ["list_dir failed"], "the new calls")
+        assert status.tokens < tokens  # the new session's count, not the old one's
+        assert "read_file" not in screen_text(app)
