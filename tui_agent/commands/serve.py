@@ -97,7 +97,6 @@ def serve(args: argparse.Namespace, argv: list[str], title: str, command: str = 
         port=args.port,
         guard=guard,
         title=title,
-        debug=getattr(args, "debug", False),
     )
 
     def ready(bound_host: str, port: int) -> None:

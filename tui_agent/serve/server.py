@@ -68,7 +68,6 @@ class ServeConfig:
     port: int
     guard: Guard
     title: str = "tui-agent"
-    debug: bool = False
 
 
 class _ChildService(AppService):
@@ -191,8 +190,7 @@ class WebApp:
             write_str=websocket.send_str,
             close=websocket.close,
             download_manager=_NoDownloads(),
-            debug=self.config.debug,
-        )
+        )  # no debug=True: it would make Textual write textual.log into the workspace
         self.services.add(service)
         try:
             await service.start(width, height)
