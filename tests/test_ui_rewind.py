@@ -47,7 +47,7 @@ async def _choose(pilot: Pilot[None], label: str) -> None:
 
 
 async def _agent_writes(pilot: Pilot[None], app: TuiAgentApp, ws: Path) -> None:
-    app.set_approval_mode("auto-all")
+    app.set_approval_mode("auto-all", confirmed=True)
     await send(pilot, "write notes.txt saying hello")
     await wait_for(pilot, lambda: (ws / "notes.txt").exists() and not app.busy, "the write")
 
