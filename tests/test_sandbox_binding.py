@@ -12,6 +12,7 @@ from tui_agent.agent.calls import CallRunner
 from tui_agent.agent.events import AgentEvent, Notice
 from tui_agent.agent.recorder import SessionRecorder
 from tui_agent.approval import ApprovalMode, ApprovalPolicy, ApprovalRequest, Decision, approve
+from tui_agent.approval.decision import edit
 from tui_agent.approval.rules import SessionRules
 from tui_agent.sandbox import SandboxMode, SandboxPolicy, detect
 from tui_agent.sandbox.binding import bound_digest
@@ -102,6 +103,22 @@ async def test_denying_the_confirmation_does_not_run_the_call(tmp_path: Path) ->
     done = await calls.run_round((command("echo x > made.txt"),), lambda event: None)
     assert done.results[0].status == "denied"
     assert not (calls.context.workspace / "made.txt").exists()
+
+
+async def test_an_edit_that_runs_unprotected_is_confirmed_too(tmp_path: Path) -> None:
+    """An edit on the first question cannot skip the extra confirmation."""
+    edited = edit(json.dumps({"command": "echo edited > made.txt"}))
+    approver = ScriptedApprover(edited, Decision("deny"), edited, approve())
+    calls = runner(tmp_path, approver)
+    calls.set_sandbox(OFF)
+    denied = await calls.run_round((command("echo x > other.txt"),), lambda event: None)
+    assert denied.results[0].status == "denied"
+    assert approver.requests[1].confirm.startswith("Confirm once for this session")
+    assert not (calls.context.workspace / "made.txt").exists()
+    done = await calls.run_round((command("echo x > other.txt", "c2"),), lambda event: None)
+    assert done.results[0].status == "done"  # confirmed: the edited arguments ran
+    assert (calls.context.workspace / "made.txt").read_text() == "edited\n"
+    assert not (calls.context.workspace / "other.txt").exists()
 
 
 async def test_a_missing_protection_is_a_warning_and_an_auto_approval_says_so(

@@ -258,9 +258,10 @@ class CallRunner:
             )
             decision = await self._decision(request, emit)
             confirm = self.gate.confirmation(sandbox)
-            if confirm and decision.kind == "approve":
-                decision = await self._decision(replace(request, confirm=confirm), emit)
-                self.gate.confirmed = decision.kind == "approve"
+            if confirm and decision.kind in ("approve", "edit"):  # an edit runs unprotected too
+                second = await self._decision(replace(request, confirm=confirm), emit)
+                self.gate.confirmed = second.kind == "approve"
+                decision = decision if self.gate.confirmed else second
             if decision.kind == "cancel":
                 self._decide(vc.call, "cancel", current.digest, "user", None, None, emit)
                 return None

@@ -151,6 +151,9 @@ class TuiAgentApp(SafeApp):
 
         attach_context(self, host)
         show_conversation(self.router, host)
+        from .sandbox_view import show_sandbox
+
+        show_sandbox(self)
 
     async def action_quit(self) -> None:
         if self.host is not None:
@@ -416,6 +419,9 @@ class TuiAgentApp(SafeApp):
         from .mcp_view import mcp_commands
 
         yield from mcp_commands(self)
+        from .sandbox_view import sandbox_commands
+
+        yield from sandbox_commands(self)
         yield SystemCommand(
             "Copy last answer", "Copy the last answer to the clipboard", self.action_copy_answer
         )

@@ -43,6 +43,7 @@ from .approval_keys import (
     no_prefix_reason,
     prefix_rule,
 )
+from .approval_sandbox import CONFIRM_KEYS, SandboxLine, confirm_pairs
 from .attention import Attention
 from .folded_text import FoldedText
 
@@ -147,6 +148,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
             yield Label(safe_text(request.tool_name, one_line=True), id="tool")
             risk = safe_text(request.risk, one_line=True)
             yield Label(risk, id="risk", classes=f"risk risk-{_css_name(request.risk)}")
+        yield SandboxLine(request, id="sandbox")
         yield Static(Text("arguments"), id="heading")
         yield FoldedText(Text("preparing the preview…"), id="arguments")
         yield Static(id="notes", classes="-empty")
@@ -210,6 +212,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     async def _choose(self, key: str) -> None:
         self._set_line("#error", "")
+        if self.request.confirm and key not in CONFIRM_KEYS:
+            return  # the extra confirmation: y, n, r or Esc
         if key == "y":
             self._resolve(approve())
         elif key == "t":
@@ -319,15 +323,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def _scroll(self, key: str) -> None:
         view = self.query_one(FoldedText)
-        actions = {
-            "up": view.scroll_up,
-            "down": view.scroll_down,
-            "pageup": view.scroll_page_up,
-            "pagedown": view.scroll_page_down,
-            "home": view.scroll_home,
-            "end": view.scroll_end,
-        }
-        actions[key](animate=False)
+        getattr(view, "scroll_" + key.replace("page", "page_"))(animate=False)
 
     def _set_line(self, selector: str, text: str) -> None:
         line = self.query_one(selector, Static)
@@ -345,6 +341,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
         hints = self.query(KeyHints)
         if self._mode == "decided" or not hints:  # decided, or taken down
             return
+        if self.request.confirm and self._mode == "choose":
+            pairs = confirm_pairs(pairs)
         armed = self.armed
         self.set_class(not armed, "-arming")
         note = ""

@@ -1,4 +1,5 @@
-"""One line of state: profile, model, approval mode (auto-all in warning colour), tokens, how
+"""One line of state: profile, model, approval mode (auto-all in warning colour), the command
+sandbox (off, or a protection missing, in warning colour: see sandbox_view), tokens, how
 full the context window is (in warning colour past the compaction threshold), and
 the connection (idle, streaming, waiting to retry, running tools, an error)."""
 
@@ -30,6 +31,8 @@ class StatusBar(Static):
     context: reactive[str] = reactive("")  # "ctx 12.3k/16k 77%" (see tui_agent/context/window)
     context_warning: reactive[bool] = reactive(False)  # past the compaction threshold
     mcp: reactive[str] = reactive("")  # "MCP 2/3 ready", or "" without MCP servers
+    sandbox: reactive[str] = reactive("")  # "workspace-write", "read-only +net", "OFF"
+    sandbox_warning: reactive[bool] = reactive(False)  # off, or a protection missing
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -43,6 +46,9 @@ class StatusBar(Static):
             text.append("auto read-only", style="yellow")
         else:
             text.append("ask", style="green")
+        if self.sandbox:
+            text.append(" · sandbox: ")
+            text.append(self.sandbox, style="bold reverse yellow" if self.sandbox_warning else "")
         text.append(f" · {self.tokens:,} tokens · ")
         if self.context:
             text.append(self.context, style="bold yellow" if self.context_warning else "")

@@ -1,0 +1,137 @@
+"""The command sandbox in the app: the approval prompt and the status line show where a command
+will run (warning colour when unconfined), the palette switches it for the session and shows what
+is protected, and the first unconfined call asks once more, clearly.
+
+The real app against the fake provider (the real wire format over a socket), real commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_agent.sandbox.policy import SandboxMode
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.sandbox_view import set_sandbox
+from tui_agent.ui.screens.sandbox_report import SandboxReport
+from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
+from tui_agent.ui.widgets.approval_sandbox import SandboxLine
+from tui_agent.ui.widgets.status_bar import StatusBar
+
+from .approval_prompt_app import screen_text
+from .fake_provider import FakeProvider, Reply
+from .ui_app_helpers import (
+    KEY,
+    AppEnv,
+    answer,
+    armed_prompt,
+    call_ops,
+    make_env,
+    running,
+    send,
+    wait_for,
+    wait_idle_agent,
+)
+
+PROTOCOL = "openai-chat"
+CALL = ("call_S", "run_command", {"command": "echo made > out.txt"})
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    return make_env(tmp_path, monkeypatch)
+
+
+def _line(prompt: ApprovalPrompt) -> SandboxLine:
+    return prompt.query_one("#sandbox", SandboxLine)
+
+
+def _commands(app: TuiAgentApp) -> dict[str, object]:
+    return {command.title: command.callback for command in app.get_system_commands(app.screen)}
+
+
+async def test_the_prompt_and_the_status_line_show_the_sandbox(env: AppEnv) -> None:
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(Reply(call_ops(CALL)), answer(PROTOCOL, "Made."))
+        async with running(server, env) as (app, pilot):
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.sandbox == "workspace-write", "the status")
+            assert "sandbox: workspace-write" in str(status.render())
+            await send(pilot, "make it")
+            prompt = await armed_prompt(pilot)
+            line = _line(prompt)
+            assert str(line.render()) == "sandbox: workspace-write, no network"
+            assert not line.has_class("-warning") and line.display
+            assert "sandbox: workspace-write, no network" in screen_text(app)
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+        assert (env.workspace / "out.txt").read_text() == "made\n"
+
+
+async def test_off_from_the_palette_warns_and_the_first_call_asks_again(env: AppEnv) -> None:
+    second = ("call_T", "run_command", {"command": "echo again >> out.txt"})
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(CALL)),
+            answer(PROTOCOL, "Made."),
+            Reply(call_ops(second)),
+            answer(PROTOCOL, "Again."),
+        )
+        async with running(server, env) as (app, pilot):
+            commands = _commands(app)
+            for title in ("Sandbox: workspace-write", "Sandbox: read-only", "Sandbox: off"):
+                assert title in commands
+            assert "Sandbox: network on" in commands
+            commands["Sandbox: off"]()  # type: ignore[operator]
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.sandbox == "OFF", "OFF on the status line")
+            assert status.sandbox_warning
+            assert any(span.style == "bold reverse yellow" for span in status.render().spans)
+            await send(pilot, "make it")
+            prompt = await armed_prompt(pilot)
+            line = _line(prompt)
+            assert line.has_class("-warning")
+            assert "sandbox: OFF (UNCONFINED)" in str(line.render())
+            assert "runs unconfined" in str(line.render())
+            await pilot.press("y")
+            # The extra confirmation: a new prompt that says so; only y, n, r and Esc work.
+            await wait_for(pilot, lambda: app.query_one(ApprovalPrompt) is not prompt, "again")
+            confirm = await armed_prompt(pilot)
+            text = str(_line(confirm).render())
+            assert "this command will run UNCONFINED: press y again to confirm" in text
+            assert "Confirm once for this session" in text
+            assert "y confirm: run it so" in " ".join(screen_text(app).split())
+            await pilot.press("A", "t", "e")  # not offered here: nothing happens
+            await pilot.pause(0.2)
+            assert confirm.decision is None and confirm.mode == "choose"
+            assert not (env.workspace / "out.txt").exists()
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            assert (env.workspace / "out.txt").read_text() == "made\n"
+            await send(pilot, "again")  # confirmed once a session: asked once
+            prompt = await armed_prompt(pilot)
+            assert not prompt.request.confirm and _line(prompt).has_class("-warning")
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+        assert (env.workspace / "out.txt").read_text() == "made\nagain\n"
+
+
+async def test_network_switch_and_what_is_protected(env: AppEnv) -> None:
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            set_sandbox(app, SandboxMode.READ_ONLY, True)
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.sandbox == "read-only +net", "the status")
+            assert app.host is not None
+            assert app.host.agent.calls.context.sandbox.network
+            commands = _commands(app)
+            assert "Sandbox: network off" in commands  # on now: the entry turns it off
+            commands["Sandbox: what is protected"]()  # type: ignore[operator]
+            await wait_for(pilot, lambda: isinstance(app.screen, SandboxReport), "the report")
+            report = app.screen.query_one("#report")
+            text = str(report.render())
+            assert text.startswith("sandbox: read-only, network")
+            assert "file system" in text and "allowed by the network switch" in text
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, SandboxReport), "closed")

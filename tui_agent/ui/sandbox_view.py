@@ -1,0 +1,106 @@
+"""The command sandbox in the app: the status line's sandbox (warning colour when commands run
+unconfined or a protection is missing), the palette's switches of the mode and the network for
+this session, and "Sandbox: what is protected" (what ``tui-agent doctor`` finds, for the
+session's own policy)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from textual.app import SystemCommand
+
+from ..sandbox.policy import SandboxMode, SandboxPolicy
+from ..sandbox.protections import approval_warning, report
+from .widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from ..agent.calls import CallRunner
+    from .app import TuiAgentApp
+
+
+def status_label(policy: SandboxPolicy) -> str:
+    if not policy.confined:
+        return "OFF"
+    return policy.mode.value + (" +net" if policy.network else "")
+
+
+def _runner(app: TuiAgentApp) -> CallRunner | None:
+    return None if app.host is None else app.host.agent.calls
+
+
+def show_sandbox(app: TuiAgentApp) -> None:
+    """Put the session's sandbox on the status line (the machine's protections are probed once,
+    in a thread)."""
+    runner = _runner(app)
+    if runner is None:
+        return
+    policy = runner.context.sandbox
+
+    async def show() -> None:
+        caps = await asyncio.to_thread(lambda: runner.gate.caps)
+        status = app.query_one(StatusBar)
+        status.sandbox = status_label(policy)
+        status.sandbox_warning = bool(approval_warning(policy, caps))
+
+    app.run_worker(show(), group="sandbox-status", exclusive=True)
+
+
+def set_sandbox(app: TuiAgentApp, mode: SandboxMode | None, network: bool | None) -> None:
+    """This session's commands run under ``mode`` / ``network`` from now on (a call approved
+    under the old one is refused: the approval binds it)."""
+    runner = _runner(app)
+    if runner is None:
+        return
+    policy = runner.context.sandbox.with_mode(mode, network)
+    runner.set_sandbox(policy)
+    show_sandbox(app)
+    warning = approval_warning(policy, runner.gate.caps) if not policy.confined else ""
+    text = f"sandbox for this session: {policy.label()}" + (f" · {warning}" if warning else "")
+    app.notify(text, severity="warning" if not policy.confined else "information", markup=False)
+
+
+def protection_report(app: TuiAgentApp) -> str:
+    runner = _runner(app)
+    if runner is None:
+        return "no session is open"
+    return report(runner.context.sandbox, runner.gate.caps)
+
+
+def sandbox_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
+    runner = _runner(app)
+    if runner is None:
+        return
+    for mode in SandboxMode:
+        yield SystemCommand(
+            f"Sandbox: {mode.value}",
+            f"Run this session's commands {_WHAT[mode]}",
+            lambda mode=mode: set_sandbox(app, mode, None),
+        )
+    network = runner.context.sandbox.network
+    yield SystemCommand(
+        f"Sandbox: network {'off' if network else 'on'}",
+        "Cut confined commands off the network"
+        if network
+        else "Let confined commands reach the network",
+        lambda: set_sandbox(app, None, not network),
+    )
+    yield SystemCommand(
+        "Sandbox: what is protected",
+        "Which protections this session's commands get on this machine, and why one is missing",
+        lambda: _open_report(app),
+    )
+
+
+_WHAT = {
+    SandboxMode.WORKSPACE_WRITE: "confined: writes only in the workspace",
+    SandboxMode.READ_ONLY: "confined: no writes (a private temporary folder aside)",
+    SandboxMode.OFF: "UNCONFINED, with all your rights",
+}
+
+
+def _open_report(app: TuiAgentApp) -> None:
+    from .screens.sandbox_report import SandboxReport
+
+    app.push_screen(SandboxReport(protection_report(app)))
