@@ -323,7 +323,7 @@ class CallRunner:
             )
         )
         if kind != "invalid":
-            emit(CallDecided(call.id, call.name, kind, by, reason))  # type: ignore[arg-type]
+            emit(CallDecided(call.id, call.name, kind, by, reason, arguments))  # type: ignore[arg-type]
 
     async def _execute(
         self, approved: list[_Approved], results: dict[int, CallResult], emit: Emit

@@ -53,6 +53,7 @@ class CallDecided:
     decision: Literal["approve", "deny", "edit", "cancel", "refused"]
     by: Literal["user", "policy", "rule"]
     reason: str | None = None
+    arguments: str | None = None  # for "edit": the edited arguments that run (canonical JSON)
 
 
 @dataclass(frozen=True, slots=True)

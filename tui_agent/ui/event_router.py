@@ -68,6 +68,7 @@ class EventRouter:
         self._flush_scheduled = False
         self._cards: dict[int, Any] = {}  # position in the turn -> card
         self._by_id: dict[str, Any] = {}
+        self._arguments: dict[str, str] = {}  # call id -> the model's arguments
         self._answers: list[str] = []
         self._text_this_turn: list[str] = []
         self._countdown: Timer | None = None
@@ -160,7 +161,10 @@ class EventRouter:
             self.panel.set_state(event.call_id, "invalid")
         elif isinstance(event, CallDecided):
             state = _DECISION_STATES.get(event.decision, event.decision)
-            self._card(event.call_id, lambda c: c.set_state(state, event.reason))
+            detail = event.reason
+            if event.decision == "edit" and event.arguments is not None:
+                detail = self._edited(event.call_id, event.arguments)
+            self._card(event.call_id, lambda c: c.set_state(state, detail))
             self.panel.set_state(event.call_id, state)
         elif isinstance(event, ToolStarted):
             self.status.connection = f"running {event.name}"
@@ -216,6 +220,7 @@ class EventRouter:
                 card = self.transcript.add_tool_card(position, call.id, call.name)
                 self._cards[position] = card
             self._by_id[call.id] = card
+            self._arguments[call.id] = call.arguments
             self.panel.bind_id(position, call.id)
             card.set_arguments_summary(_summary(call.arguments))
             card.set_state("waiting")
@@ -252,6 +257,13 @@ class EventRouter:
         elif event.message:
             self.transcript.add_notice(event.message, "warning")
         self.stopping = False
+
+    def _edited(self, call_id: str, arguments: str) -> str:
+        """The card shows the edited arguments (what runs) and says what changed."""
+        from .edited_arguments import edited_detail
+
+        self._card(call_id, lambda c: c.set_arguments_summary(_summary(arguments)))
+        return edited_detail(self._arguments.get(call_id, ""), arguments)
 
     def _card(self, call_id: str, apply: Any) -> None:
         card = self._by_id.get(call_id)
