@@ -8,8 +8,10 @@ the length, drawn by rich's Markdown renderer.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import ListItem, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
@@ -19,6 +21,29 @@ from textual.widgets import Static
 # Close to the colours Textual's Markdown uses for code, so a segment changes little when frozen.
 CODE_THEME = "github-dark"
 LIGHT_CODE_THEME = "vs"
+
+
+class _BulletItem(ListItem):
+    """A list item whose bullet sits where Textual's streaming Markdown draws it: "• " at the
+    list's left edge, continuation lines indented two. (Rich draws " • " and three, so a bullet
+    list moved one column right the moment its answer was frozen.)"""
+
+    def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - 2), style=self.style
+        )
+        style = console.get_style("markdown.item.bullet", default="none")
+        for index, line in enumerate(lines):
+            yield Segment("• " if index == 0 else "  ", style)
+            yield from line
+            yield Segment("\n")
+
+
+class _Markdown(RichMarkdown):
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **RichMarkdown.elements,
+        "list_item_open": _BulletItem,
+    }
 
 
 class _RenderedOnce:
@@ -92,7 +117,7 @@ class FrozenMarkdown(Static):
     def on_mount(self) -> None:
         theme = CODE_THEME if self.app.current_theme.dark else LIGHT_CODE_THEME
         # hyperlinks=False: a link shows its target next to its text and nothing is clickable.
-        markdown = RichMarkdown(self.source, code_theme=theme, hyperlinks=False)
+        markdown = _Markdown(self.source, code_theme=theme, hyperlinks=False)
         self._rendered = _RenderedOnce(markdown)
         self.update(self._rendered)
 
