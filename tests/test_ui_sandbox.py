@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tui_agent.sandbox.binding import bound_digest
 from tui_agent.sandbox.policy import SandboxMode
+from tui_agent.tools.arguments import arguments_digest
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.sandbox_view import set_sandbox
 from tui_agent.ui.screens.sandbox_report import SandboxReport
@@ -30,6 +32,7 @@ from .ui_app_helpers import (
     make_env,
     running,
     send,
+    sent_texts,
     wait_for,
     wait_idle_agent,
 )
@@ -135,3 +138,73 @@ async def test_network_switch_and_what_is_protected(env: AppEnv) -> None:
             assert "file system" in text and "allowed by the network switch" in text
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, SandboxReport), "closed")
+
+
+async def test_f6_reruns_a_blocked_command_unconfined_only_after_a_new_approval(
+    env: AppEnv,
+) -> None:
+    outside = env.root / "outside.txt"
+    blocked = ("call_B", "run_command", {"command": f"echo out > {outside}"})
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(blocked)), answer(PROTOCOL, "Blocked."), answer(PROTOCOL, "Seen.")
+        )
+        async with running(server, env) as (app, pilot):
+            await pilot.press("f6")  # nothing blocked yet: says so, asks nothing
+            await pilot.pause(0.1)
+            assert not app.query(ApprovalPrompt)
+            assert any("blocked" in n.message for n in app._notifications)
+            await send(pilot, "write outside")
+            await armed_prompt(pilot)
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            assert not outside.exists()
+            assert app.host is not None
+            [result] = [m for m in app.host.agent.messages if getattr(m, "call_id", "") == "call_B"]
+            assert "re-run it unconfined" in getattr(result, "output", "")
+            await pilot.press("f6")
+            again = await armed_prompt(pilot)
+            request = again.request
+            assert request.call_id == "call_B-unconfined"
+            assert request.sandbox == "off (unconfined)"
+            assert request.arguments == blocked[2]
+            line = str(_line(again).render())
+            assert "sandbox: OFF (UNCONFINED)" in line and "re-run UNCONFINED" in line
+            assert _line(again).has_class("-warning")
+            assert f"echo out > {outside}" in screen_text(app)
+            assert not outside.exists()  # not before it is approved
+            await pilot.press("y")
+            await wait_for(pilot, outside.exists, "the unconfined run")
+            await wait_for(pilot, lambda: not app.busy, "the re-run to end")
+            assert outside.read_text() == "out\n"
+            records = env.records()
+            decisions = [r for r in records if r.get("call_id") == "call_B-unconfined"]
+            assert [r["type"] for r in decisions] == ["decision", "tool_start"]
+            policy = app.host.agent.calls.context.sandbox.unconfined()
+            bound = bound_digest(arguments_digest(blocked[2]), policy)
+            assert decisions[0]["digest"] == decisions[1]["digest"] == bound
+            assert any(r["type"] == "note" and r["kind"] == "rerun" for r in records)
+            await send(pilot, "did it work?")  # the model sees the re-run with this message
+            await wait_idle_agent(pilot)
+            sent = sent_texts(server, 2)
+            assert "re-ran your run_command call call_B unconfined" in sent
+            assert "did it work?" in sent
+        server.assert_all_consumed()
+
+
+async def test_a_denied_rerun_runs_nothing(env: AppEnv) -> None:
+    outside = env.root / "outside.txt"
+    blocked = ("call_B", "run_command", {"command": f"echo out > {outside}"})
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(Reply(call_ops(blocked)), answer(PROTOCOL, "Blocked."))
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "write outside")
+            await armed_prompt(pilot)
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            await pilot.press("f6")
+            await armed_prompt(pilot)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not app.busy, "the re-run to end")
+            assert not outside.exists()
+            assert app.host is not None and not app.host.agent.notes_for_model

@@ -85,12 +85,16 @@ class Agent:
         # holds what follows the summary: context/ and compactor.py.
         self.context = context or ContextKeeper()
         calls.fit_output = self._fit_output
+        self.notes_for_model: list[str] = []  # told at the start of the next user message
 
     # -- what the user can do -------------------------------------------------------------
 
     async def send(self, text: str) -> AsyncGenerator[AgentEvent, None]:
         """Send a user message and run the loop until it needs the user again."""
         self.sent_anything = True
+        if self.notes_for_model:  # an unconfined re-run's result (see rerun): with this message
+            text = "\n\n".join([*self.notes_for_model, text])
+            self.notes_for_model.clear()
         self.messages.append(UserMessage(text))
         self.recorder.append(UserRecord(ts=time.time(), text=text), sync=True)
         async with contextlib.aclosing(self._told(self._loop())) as events:

@@ -50,6 +50,7 @@ class TuiAgentApp(SafeApp):
         Binding("f4", "approval_rules", "Auto-approved"),
         Binding("f8", "compact_retry", "Compact", show=False),
         Binding("f5", "rewind", "Rewind", show=False),
+        Binding("f6", "rerun_unconfined", "Re-run unconfined", show=False, priority=True),
     ]
 
     def __init__(
@@ -343,6 +344,12 @@ class TuiAgentApp(SafeApp):
         from .rewind_action import open_rewind
 
         open_rewind(self, message.text)
+
+    def action_rerun_unconfined(self) -> None:
+        """F6: re-run the command the sandbox blocked, unconfined, after a new approval."""
+        from .sandbox_view import rerun_blocked
+
+        rerun_blocked(self)
 
     def action_browse_sessions(self) -> None:
         from .screens.session_browser import SessionBrowser

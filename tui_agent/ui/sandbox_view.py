@@ -17,6 +17,7 @@ from .widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from ..agent.calls import CallRunner
+    from ..stream.turn import ToolCall
     from .app import TuiAgentApp
 
 
@@ -87,6 +88,11 @@ def sandbox_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
         lambda: set_sandbox(app, None, not network),
     )
     yield SystemCommand(
+        "Sandbox: re-run the blocked command unconfined",
+        "A new approval for the last command the sandbox blocked, to run once with it off (F6)",
+        lambda: rerun_blocked(app),
+    )
+    yield SystemCommand(
         "Sandbox: what is protected",
         "Which protections this session's commands get on this machine, and why one is missing",
         lambda: _open_report(app),
@@ -104,3 +110,50 @@ def _open_report(app: TuiAgentApp) -> None:
     from .screens.sandbox_report import SandboxReport
 
     app.push_screen(SandboxReport(protection_report(app)))
+
+
+def rerun_blocked(app: TuiAgentApp) -> None:
+    """F6: the last command whose result says the sandbox blocked it, asked again (a new
+    approval that shows it and "UNCONFINED") and, if approved, run once with the sandbox off; its
+    result goes to the model with the next message (see agent.rerun)."""
+    from ..agent.rerun import blocked_call
+
+    host = app.host
+    if host is None:
+        return
+    if app.busy:
+        app.notify("the agent is busy: Esc stops it first", severity="warning")
+        return
+    call = blocked_call(host.agent.messages)
+    if call is None:
+        app.notify("no command result says the sandbox blocked it", severity="warning")
+        return
+    app.busy = True  # nothing is sent while the re-run is asked and runs
+    app.run_worker(_rerun(app, call), group="sandbox-rerun", exclusive=True)
+
+
+async def _rerun(app: TuiAgentApp, call: ToolCall) -> None:
+    from ..agent.events import AgentEvent, Notice
+    from ..agent.rerun import rerun_unconfined
+    from .widgets.transcript import Transcript
+
+    transcript = app.query_one(Transcript)
+
+    def emit(event: AgentEvent) -> None:
+        if isinstance(event, Notice):
+            transcript.add_notice(event.text, event.level)
+
+    try:
+        assert app.host is not None
+        done = await rerun_unconfined(app.host.agent.calls, call, emit)
+    finally:
+        app.busy = False
+    if done is None:
+        transcript.add_notice(f"{call.name} was not re-run", "info")
+        return
+    app.host.agent.notes_for_model.append(done.note())
+    state = "failed" if done.is_error else "done"
+    lines = done.output.splitlines()[-8:]
+    text = f"re-ran {call.name} UNCONFINED ({state}); the model sees its output with your next "
+    text += "message:\n" + "\n".join(lines)
+    transcript.add_notice(text, "warning" if done.is_error else "info")
