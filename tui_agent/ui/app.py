@@ -84,6 +84,9 @@ class TuiAgentApp(SafeApp):
         from .themes import apply_theme, register_themes
 
         self.query_one(PromptInput).focus()
+        from .prompt_tools import attach_prompt_tools
+
+        self.prompt_tools = attach_prompt_tools(self)  # completion list: / commands, @files
         for problem in register_themes(self):
             self.notify(problem, severity="warning")
         if not apply_theme(self, self._theme_name) and self._theme_name is not None:
@@ -175,9 +178,9 @@ class TuiAgentApp(SafeApp):
             self.notify("the agent is busy: Esc stops it", severity="warning")
             self.query_one(PromptInput).restore(message.text)
             return
-        from .context_view import slash_command
+        from .slash_commands import run_slash
 
-        text = slash_command(self, message.text)  # /compact...; None when it was a command
+        text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:
             return
         self.query_one(Transcript).add_user(text)

@@ -30,11 +30,6 @@ if TYPE_CHECKING:
     from .event_router import EventRouter
 
 COMPACT_KEY = "F8"
-# Commands typed in the message box: "/name [text]". A message starting with "//" is sent with
-# one slash less; any other text starting with "/" and a second "/" (a path) is sent as it is.
-SLASH_COMMANDS = {
-    "compact": "summarize the older part of the conversation; /compact TEXT says what to keep",
-}
 
 
 def show_count(app: TuiAgentApp, used: int | None = None) -> None:
@@ -105,27 +100,11 @@ def handle_event(router: EventRouter, event: Any) -> None:
 
 
 def slash_command(app: TuiAgentApp, text: str) -> str | None:
-    """The text to send, or None when ``text`` was a command (run, or refused with a notice)."""
-    if text.startswith("//"):
-        return text[1:]
-    word, _, rest = text.strip().partition(" ")
-    name = word[1:]
-    if not text.startswith("/") or not name or "/" in name:
-        return text
-    if name == "compact":
-        compact(app, rest.strip())
-        return None
-    known = ", ".join(f"/{command}" for command in SLASH_COMMANDS)
-    app.notify(
-        f"unknown command {word!r}; known: {known} (start with // to send a message "
-        "beginning with a slash)",
-        severity="warning",
-        markup=False,
-    )
-    from .widgets.prompt_input import PromptInput
+    """The text to send, or None when ``text`` was a command: now ``slash_commands.run_slash``
+    (add a command with ``slash_commands.register``)."""
+    from .slash_commands import run_slash
 
-    app.query_one(PromptInput).restore(text)
-    return None
+    return run_slash(app, text)
 
 
 def compact(app: TuiAgentApp, instructions: str = "", *, then_retry: bool = False) -> None:

@@ -6,6 +6,8 @@ Alt+Enter reaches the app as ``alt+enter`` also where the terminal sends it as E
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -43,11 +45,17 @@ class PromptInput(TextArea):
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
+        # Set by ui/prompt_tools.py: True when the open completion list took the key.
+        self.key_hook: Callable[[str], bool] | None = None
 
     def on_mount(self) -> None:
         terminal_keys.install()
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.key_hook is not None and self.key_hook(event.key):
+            event.prevent_default()
+            event.stop()
+            return
         if event.key == "enter":
             event.prevent_default()
             event.stop()

@@ -1,0 +1,167 @@
+"""Prompt templates: Markdown files that become /NAME commands in the message box.
+
+``commands/NAME.md`` in the config folder is always offered; ``.tui-agent/commands/NAME.md`` in
+the workspace only once the person trusted this workspace's templates as they are now (their
+names and contents are hashed; an added or edited file is asked about again). ``$ARGUMENTS`` in
+the body is replaced by what follows the command; a body without it gets the arguments appended
+after a blank line. An optional front matter block (``---`` lines) may hold ``description: ...``;
+otherwise the first non-empty line is the description.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..session.paths import config_dir, data_dir, ensure_private_dir
+
+TRUST_FILE = "trusted_command_workspaces.json"
+MAX_TEMPLATE_BYTES = 64 * 1024
+MAX_TEMPLATES = 200
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+
+
+@dataclass(frozen=True, slots=True)
+class PromptTemplate:
+    name: str
+    description: str
+    body: str
+    source: str  # "config" or "workspace"
+
+    def expand(self, arguments: str) -> str:
+        arguments = arguments.strip()
+        if "$ARGUMENTS" in self.body:
+            return self.body.replace("$ARGUMENTS", arguments)
+        return f"{self.body.rstrip()}\n\n{arguments}" if arguments else self.body
+
+
+def config_templates_dir() -> Path:
+    return config_dir() / "commands"
+
+
+def workspace_templates_dir(workspace: Path) -> Path:
+    return workspace / ".tui-agent" / "commands"
+
+
+def load_templates(folder: Path, source: str) -> list[PromptTemplate]:
+    """The folder's readable templates, by name; symlinks, odd names and large files skipped."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    found: list[PromptTemplate] = []
+    for entry in entries[: MAX_TEMPLATES * 2]:
+        name = entry.name[:-3].lower() if entry.name.endswith(".md") else ""
+        if not _NAME.match(name) or any(t.name == name for t in found):
+            continue
+        text = _read(Path(entry.path))
+        if text is not None:
+            found.append(parse_template(name, text, source))
+        if len(found) >= MAX_TEMPLATES:
+            break
+    return found
+
+
+def parse_template(name: str, text: str, source: str) -> PromptTemplate:
+    description = ""
+    body = text
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+        if end is not None:
+            for line in lines[1:end]:
+                key, _, value = line.partition(":")
+                if key.strip().lower() == "description":
+                    description = value.strip().strip("\"'")
+            body = "\n".join(lines[end + 1 :]).lstrip("\n")
+    if not description:
+        first = next((line for line in body.splitlines() if line.strip()), "")
+        description = first.strip().lstrip("#").strip()
+    if len(description) > 80:
+        description = description[:79] + "…"
+    return PromptTemplate(name, description or "prompt template", body, source)
+
+
+def _read(path: Path) -> str | None:
+    """A regular file's text, never through a symlink, or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEMPLATE_BYTES:
+            return None
+        data = handle.read(MAX_TEMPLATE_BYTES + 1)
+    return data.decode("utf-8", "replace")
+
+
+# -- trusting a workspace's templates -------------------------------------------------------
+
+
+def templates_digest(templates: list[PromptTemplate]) -> str:
+    """What trust binds: every template's name, description and body."""
+    digest = hashlib.sha256()
+    for template in sorted(templates, key=lambda t: t.name):
+        for part in (template.name, template.description, template.body):
+            digest.update(part.encode("utf-8", "backslashreplace") + b"\0")
+    return digest.hexdigest()
+
+
+def _trust_path() -> Path:
+    return data_dir() / TRUST_FILE
+
+
+def _trusted() -> dict[str, str]:
+    try:
+        value = json.loads(_trust_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def is_trusted(workspace: Path, templates: list[PromptTemplate]) -> bool:
+    return bool(templates) and _trusted().get(str(workspace)) == templates_digest(templates)
+
+
+def trust(workspace: Path, templates: list[PromptTemplate]) -> None:
+    """Remember that the person trusted exactly these templates for this workspace."""
+    known = _trusted()
+    known[str(workspace)] = templates_digest(templates)
+    folder = ensure_private_dir(data_dir())
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".trust-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(known, out, indent=1, sort_keys=True)
+        os.replace(temp, _trust_path())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+@dataclass(frozen=True, slots=True)
+class Templates:
+    """The templates on offer, and the workspace's that wait to be trusted."""
+
+    usable: list[PromptTemplate]
+    untrusted: list[PromptTemplate]
+
+
+def available_templates(workspace: Path | None) -> Templates:
+    own = load_templates(config_templates_dir(), "config")
+    if workspace is None:
+        return Templates(own, [])
+    theirs = load_templates(workspace_templates_dir(workspace), "workspace")
+    names = {t.name for t in own}
+    theirs = [t for t in theirs if t.name not in names]  # the person's own wins
+    if theirs and is_trusted(workspace, theirs):
+        return Templates(own + theirs, [])
+    return Templates(own, theirs)
