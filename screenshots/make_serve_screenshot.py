@@ -42,7 +42,8 @@ def main() -> int:
         root = Path(folder)
         (root / "ws").mkdir()
         (root / "ws" / "README.md").write_text("# demo project\n")
-        with Served(root, "serve") as served, sync_playwright() as playwright:
+        serve = ("serve", "--workspace", str(root / "ws"))
+        with Served(root, *serve) as served, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=browser_path, args=CHROMIUM_ARGS)
             try:
                 page = browser.new_page(viewport=SIZE)

@@ -76,7 +76,8 @@ _WEBSOCKET = """(url) => new Promise((resolve) => {
 
 
 def test_the_app_in_a_browser(browser: Any, tmp_path: Path) -> None:
-    with Served(tmp_path, "serve") as served:
+    (tmp_path / "ws").mkdir()
+    with Served(tmp_path, "serve", "--workspace", str(tmp_path / "ws")) as served:
         context, page = _new_page(browser, served)
         # Without the token, or with a wrong one: 403, for the page and for the websocket.
         assert page.goto(served.origin + "/").status == 403
