@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 if TYPE_CHECKING:
+    from .session import LoadedSession
     from .ui.app import TuiAgentApp
 
 EXIT_COMPLETE = 0
@@ -242,7 +243,7 @@ def _run_session_command(args: argparse.Namespace) -> int:
         if args.command == "replay":
             from .commands import replay
 
-            return replay.main(args)
+            return replay.main(args, _play_in_replay_app)
         if args.command == "rewind":
             from .commands import rewind
 
@@ -253,6 +254,12 @@ def _run_session_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"tui-agent {args.command}: interrupted", file=sys.stderr)
         return EXIT_UNUSABLE
+
+
+def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None:
+    from .ui.replay_app import ReplayApp
+
+    ReplayApp(loaded, speed=args.speed, theme_name=args.theme).run()
 
 
 def _run_app(args: argparse.Namespace) -> int:

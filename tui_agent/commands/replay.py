@@ -9,11 +9,20 @@ session writer is made. An unknown id or an unreadable file is one line on stder
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .output import EXIT_OK, fail, iso_utc, write_stdout
 
+if TYPE_CHECKING:
+    from ..session import LoadedSession
 
-def main(args: argparse.Namespace) -> int:
+PlayInApp = Callable[["LoadedSession", argparse.Namespace], None]
+
+
+def main(args: argparse.Namespace, play_in_app: PlayInApp) -> int:
+    """Print, serve or play the session; ``play_in_app`` opens the replay app (the entry point
+    passes it in: commands sit below the UI and never import it)."""
     from ..session import SessionError, SessionStore
 
     try:
@@ -37,7 +46,5 @@ def main(args: argparse.Namespace) -> int:
         from .serve import serve_replay
 
         return serve_replay(args, loaded.path, loaded.id)
-    from ..ui.replay_app import ReplayApp
-
-    ReplayApp(loaded, speed=args.speed, theme_name=args.theme).run()
+    play_in_app(loaded, args)
     return EXIT_OK

@@ -1,0 +1,204 @@
+"""The import direction docs/ARCHITECTURE.md states, checked on the source.
+
+Every import counts: at module level, inside functions (a lazy import is still a dependency) and
+under ``if TYPE_CHECKING:`` (a type named from another package is a dependency too).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "tui_agent"
+
+# Bottom first. A package may import from packages in lower layers only; packages that share a
+# layer do not import each other. A top-level module (cli.py, turn_reader.py) is a unit of its own.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("stream",),  # normalized events, the assembler, SSE framing: no I/O
+    ("conversation",),  # the messages a request is built from
+    ("providers",),  # one package per wire protocol: request builder and event decoder
+    ("turn_reader",),  # one response's events through a decoder into a turn
+    ("transport",),  # HTTP, retries, the idle watchdog
+    ("session", "sandbox", "approval"),  # the JSONL store; the OS sandbox; approval policy
+    ("logs", "checkpoints", "prompting"),  # redacting logs; file snapshots; prompt templates
+    ("tools", "context"),  # tool specs and runners; the context window and compaction
+    ("mcp", "demo"),  # MCP servers as a tool source; the offline demo model
+    ("config",),  # settings and profiles, built of the models below
+    ("agent",),  # the loop, and (for now) the wiring that builds it
+    ("replay", "serve"),  # a saved session played back; the app behind a web server
+    ("commands",),  # the headless subcommands: run, sessions, export, replay --headless...
+    ("ui",),  # the Textual app: the only package that imports textual
+    ("cli",),  # the entry point: parses the command line, starts a command or an app
+    ("__main__",),  # python -m tui_agent
+)
+
+# The package's own __init__ (``tui_agent``) is a face over turn_reader, imported by nobody inside.
+ROOT_FACE = PACKAGE
+
+# (importing module, imported module prefix): an upward import that cannot be fixed today, and why.
+_SANITIZE_MOVES = "ui.sanitize is Textual-free; it moves below both in the next commit"
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
+    (f"tui_agent.commands.{name}", "tui_agent.ui.sanitize"): _SANITIZE_MOVES
+    for name in ("export", "export_markdown", "mcp", "output", "rewind", "run", "sessions")
+} | {("tui_agent.replay.text_transcript", "tui_agent.ui.sanitize"): _SANITIZE_MOVES}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, resolved to an absolute module name."""
+
+    source: str
+    target: str
+    line: int
+
+
+def _module_name(path: Path) -> tuple[str, tuple[str, ...]]:
+    """The dotted name of a source file and the package its relative imports start from."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), parts[:-1]
+    return ".".join(parts), parts[:-1]
+
+
+def _imports(path: Path) -> Iterator[Import]:
+    source, package = _module_name(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(source, alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                yield Import(source, node.module or "", node.lineno)
+                continue
+            base = list(package[: len(package) - node.level + 1])
+            if node.module:
+                yield Import(source, ".".join([*base, node.module]), node.lineno)
+            else:  # from . import a, b: each name may be a module
+                for alias in node.names:
+                    yield Import(source, ".".join([*base, alias.name]), node.lineno)
+
+
+def _all_imports() -> list[Import]:
+    found: list[Import] = []
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        found.extend(_imports(path))
+    return found
+
+
+def _unit(module: str) -> str | None:
+    """The layered unit a module belongs to: its top package or top-level module."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    if len(parts) == 1:
+        return ROOT_FACE
+    return parts[1]
+
+
+def _layer_of() -> dict[str, int]:
+    return {unit: index for index, layer in enumerate(LAYERS) for unit in layer}
+
+
+def _excused(item: Import) -> bool:
+    return any(
+        item.source == source and (item.target == target or item.target.startswith(target + "."))
+        for source, target in KNOWN_EXCEPTIONS
+    )
+
+
+def _internal_edges() -> list[tuple[str, str, Import]]:
+    edges = []
+    for item in _all_imports():
+        source, target = _unit(item.source), _unit(item.target)
+        if source is None or target is None or source == target:
+            continue
+        edges.append((source, target, item))
+    return edges
+
+
+def test_every_package_has_a_layer() -> None:
+    units = {_unit(item.source) for item in _all_imports()}
+    units |= {
+        _unit(_module_name(path)[0]) for path in (ROOT / PACKAGE).rglob("*.py")
+    }  # also modules that import nothing
+    missing = sorted(str(u) for u in units - set(_layer_of()) - {ROOT_FACE, None})
+    assert not missing, f"place these in LAYERS (and docs/ARCHITECTURE.md): {missing}"
+
+
+def test_imports_only_go_down() -> None:
+    layer = _layer_of()
+    wrong = [
+        f"{item.source}:{item.line} imports {item.target} ({source} -> {target})"
+        for source, target, item in _internal_edges()
+        if source != ROOT_FACE
+        and layer.get(target, -1) >= layer.get(source, -1)
+        and not _excused(item)
+    ]
+    assert not wrong, "upward or sideways imports:\n" + "\n".join(wrong)
+
+
+def test_known_exceptions_are_still_needed() -> None:
+    used = {
+        (source, target)
+        for item in _all_imports()
+        for source, target in KNOWN_EXCEPTIONS
+        if item.source == source and (item.target == target or item.target.startswith(target + "."))
+    }
+    stale = sorted(set(KNOWN_EXCEPTIONS) - used)
+    assert not stale, f"no longer imported, drop from KNOWN_EXCEPTIONS: {stale}"
+
+
+@pytest.mark.xfail(strict=True, reason=_SANITIZE_MOVES)
+def test_no_package_cycle() -> None:
+    """Known exceptions included: an excused upward import may still not close a circle."""
+    graph: dict[str, set[str]] = {}
+    for source, target, _ in _internal_edges():
+        graph.setdefault(source, set()).add(target)
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert not cycles, "package cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_providers_do_not_import_each_other() -> None:
+    wrong = []
+    for item in _all_imports():
+        src, dst = item.source.split("."), item.target.split(".")
+        if (
+            len(src) > 3
+            and len(dst) > 2
+            and src[:2] == dst[:2] == [PACKAGE, "providers"]
+            and dst[2] != src[2]
+            and (ROOT / PACKAGE / "providers" / dst[2]).is_dir()
+        ):
+            wrong.append(f"{item.source}:{item.line} imports {item.target}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("module_prefix", ["textual"])
+def test_only_the_ui_imports_textual(module_prefix: str) -> None:
+    wrong = [
+        f"{item.source}:{item.line} imports {item.target}"
+        for item in _all_imports()
+        if (item.target == module_prefix or item.target.startswith(module_prefix + "."))
+        and _unit(item.source) != "ui"
+    ]
+    assert not wrong, "\n".join(wrong)
