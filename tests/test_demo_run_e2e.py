@@ -1,5 +1,6 @@
 """`tui-agent run` on the built-in offline model, as a real subprocess: no config file, no key
-in the environment, empty XDG folders, a small workspace."""
+in the environment, empty XDG folders, a small workspace (named with --workspace; the demo's own
+workspace is tested in test_demo_workspace_run.py)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run(home: Path, *args: str) -> Done:
+def run(home: Path, *args: str, workspace: bool = True) -> Done:
+    """``tui-agent run ARGS`` started in ``home/ws``; with ``workspace`` that folder is named
+    (``--workspace``), else the demo works in its own folder in the data directory."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -56,8 +59,9 @@ def run(home: Path, *args: str) -> Done:
         "TUI_AGENT_DEMO_PACE": "0",
     }
     assert not any(name.endswith("_API_KEY") for name in env)
+    named = ["--workspace", str(home / "ws")] if workspace else []
     done = subprocess.run(
-        [sys.executable, "-m", "tui_agent", "run", *args],
+        [sys.executable, "-m", "tui_agent", "run", *args, *named],
         cwd=home / "ws",
         env=env,
         capture_output=True,

@@ -152,11 +152,11 @@ async def open_host(
         base_url=options.base_url,
         api_key_env=options.api_key_env,
     )
-    workspace = resolve_workspace(config, options.workspace)
+    notices: list[Notice] = []
+    workspace, unprotected = _workspace(config, options, profile, notices)
     secrets = [key for key in (profile.api_key, *key_values(config)) if key]
     for secret in secrets:
         add_log_secret(secret)
-    notices: list[Notice] = []
     demo = None
     if profile.is_demo:
         from ..demo import DEMO_NOTICE, DemoServer
@@ -164,7 +164,7 @@ async def open_host(
         demo = DemoServer()
         await demo.start()
         profile = dataclasses.replace(profile, base_url=demo.base_url)
-        notices.append(Notice(DEMO_NOTICE))
+        notices.insert(0, Notice(DEMO_NOTICE))
     redactor = Redactor(secrets)
     store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
@@ -216,6 +216,7 @@ async def open_host(
         config=config,
         workspace=workspace,
         protected=protected_dirs(),
+        unprotected=unprotected,
         client=client,
         approver=approver,
         policy=policy,
@@ -248,6 +249,30 @@ async def open_host(
         compactions=compactions,
         window_task=window_task,
     )
+
+
+def _workspace(
+    config: Config, options: HostOptions, profile: ResolvedProfile, notices: list[Notice]
+) -> tuple[Path, tuple[Path, ...]]:
+    """The workspace, and the folders inside the app's own that tools may use (the demo's).
+
+    The demo model with no workspace named (--workspace, [settings] workspace) works in its
+    own folder with sample files (demo/workspace.py), and says where."""
+    named = options.workspace is not None or config.settings.workspace is not None
+    if not profile.is_demo or named:
+        return resolve_workspace(config, options.workspace), ()
+    from ..demo.workspace import demo_workspace_notice, open_demo_workspace
+
+    try:
+        folder = open_demo_workspace()
+    except OSError as exc:
+        workspace = resolve_workspace(config)
+        why = exc.strerror or str(exc)
+        note = f"the demo's own folder cannot be made ({why}): it works in {workspace}"
+        notices.append(Notice(note, "warning"))
+        return workspace, ()
+    notices.append(Notice(demo_workspace_notice(folder)))
+    return folder, (folder,)
 
 
 def resume_notices(loaded: LoadedSession) -> list[Notice]:

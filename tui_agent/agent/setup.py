@@ -89,6 +89,7 @@ def build_agent(
     config_path: Path | None = None,
     resumed: ResumedContext | None = None,
     retry_on_overflow: bool = False,
+    unprotected: tuple[Path, ...] = (),
 ) -> Agent:
     """``config_path``: where "saved to config" approval rules are written (None: nowhere)."""
     registry = tool_registry(config)
@@ -97,6 +98,7 @@ def build_agent(
     context = ToolContext(
         workspace=workspace,
         protected=protected,
+        unprotected=unprotected,
         secret_values=secrets,
         sandbox=session_policy(config, profile.name),
     )

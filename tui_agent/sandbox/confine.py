@@ -45,6 +45,7 @@ def confinement(
     workspace: Path,
     protected: tuple[Path, ...] = (),
     capabilities: Capabilities | None = None,
+    unprotected: tuple[Path, ...] = (),
 ) -> Iterator[Launch]:
     """What to start the command with; the private temporary folder lives as long as this."""
     if not policy.confined:
@@ -55,7 +56,7 @@ def confinement(
     report_read, report_write = os.pipe()
     os.set_blocking(report_read, False)
     try:
-        plan = plan_for(policy, workspace, protected, caps, private)
+        plan = plan_for(policy, workspace, protected, caps, private, unprotected)
         plan = replace(plan, report_fd=report_write)
         yield Launch(preexec(plan), _tmp(private), report_read)
     finally:
@@ -70,12 +71,16 @@ def plan_for(
     protected: tuple[Path, ...],
     caps: Capabilities,
     private: str,
+    unprotected: tuple[Path, ...] = (),
 ) -> Plan:
     denied = denied_real_paths(policy.denied, tuple(protected))
     writable: tuple[str, ...] = (os.path.realpath(workspace), os.path.realpath(private))
     if policy.mode is SandboxMode.READ_ONLY:
         writable = (writable[1],)
-    rules = policy_rules(writable, denied) if caps.landlock_abi else []
+    # The demo workspace is readable though it lies in the (denied) data folder; the rest of
+    # that folder stays denied: Landlock grants a folder and all beneath it, nothing above.
+    readable = tuple(os.path.realpath(folder) for folder in unprotected)
+    rules = policy_rules(writable, denied, readable) if caps.landlock_abi else []
     return Plan(
         app_pid=os.getpid(),
         namespaces=caps.namespaces,

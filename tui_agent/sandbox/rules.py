@@ -30,11 +30,15 @@ class Rule:
     is_dir: bool
 
 
-def policy_rules(writable: tuple[str, ...], denied: tuple[str, ...]) -> list[Rule]:
+def policy_rules(
+    writable: tuple[str, ...], denied: tuple[str, ...], readable: tuple[str, ...] = ()
+) -> list[Rule]:
     """Every rule a confined command gets. ``writable``: the workspace (unless read-only) and
-    the private temporary folder; ``denied``: real paths (see ``policy.denied_real_paths``)."""
+    the private temporary folder; ``denied``: real paths (see ``policy.denied_real_paths``);
+    ``readable``: folders granted even inside a denied one (the demo workspace)."""
     rules = [Rule("/", ll.READ_DIR, True)]
     _grant_reads("/", frozenset(denied), rules)
+    rules += [Rule(folder, _READ, True) for folder in readable if folder not in writable]
     rules += [Rule(device, _READ | ll.IOCTL_DEV, False) for device in READ_DEVICES]
     rules += [Rule(d, ll.WRITE_FILE | ll.TRUNCATE | ll.IOCTL_DEV, False) for d in WRITE_DEVICES]
     rules += [Rule(folder, ll.WRITE_RIGHTS | _READ, True) for folder in writable]

@@ -27,6 +27,12 @@ def sessions_dir() -> Path:
     return data_dir() / "sessions"
 
 
+def demo_workspace_dir() -> Path:
+    """The offline demo's own workspace, with its sample files (``demo/workspace.py``): the
+    one folder of the data directory tools may use."""
+    return data_dir() / "demo-workspace"
+
+
 def config_dir() -> Path:
     """The user config directory (``$XDG_CONFIG_HOME/tui-agent`` on Linux)."""
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
@@ -61,5 +67,6 @@ def ensure_private_dir(path: Path) -> Path:
 
 
 def protected_dirs() -> tuple[Path, ...]:
-    """The app's own folders (config, data with the sessions, logs): off limits to tools."""
+    """The app's own folders (config, data with the sessions, logs): off limits to tools, all
+    but the demo workspace (``ToolContext.unprotected``) when it is the session's workspace."""
     return (config_dir(), data_dir(), log_dir())

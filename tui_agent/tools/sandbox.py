@@ -61,7 +61,10 @@ def resolve_in_workspace(path: str, ctx: ToolContext, *, for_write: bool = False
 
 
 def is_protected(real_path: Path, ctx: ToolContext) -> bool:
-    """True when a resolved path is one of the app's own directories or inside one."""
+    """True when a resolved path is one of the app's own directories or inside one (and not
+    inside one of ``ctx.unprotected``)."""
+    if any(real_path.is_relative_to(os.path.realpath(p)) for p in ctx.unprotected):
+        return False
     return any(real_path.is_relative_to(os.path.realpath(p)) for p in ctx.protected)
 
 

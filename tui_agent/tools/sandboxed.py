@@ -24,7 +24,9 @@ async def run_sandboxed(
 ) -> ToolOutput:
     """Output and how it ended, plus a note when the sandbox probably blocked something.
     Raises ``ProcessStartError`` like ``run_in_process_group``."""
-    with confinement(policy, ctx.workspace, ctx.protected, ctx.capabilities) as launch:
+    with confinement(
+        policy, ctx.workspace, ctx.protected, ctx.capabilities, ctx.unprotected
+    ) as launch:
         result = await run_in_process_group(
             argv,
             cwd=ctx.workspace,

@@ -46,6 +46,8 @@ class ToolContext:
 
     ``workspace`` is already resolved. ``protected`` holds the app's own config, data and log
     directories: reads and writes there are refused even when they lie inside the workspace.
+    ``unprotected``: folders inside those that tools may use all the same (the demo workspace,
+    which lives in the data directory); the rest of a protected folder stays refused.
     ``secret_values`` (the provider key): no variable holding one reaches a tool's process.
     ``sandbox``: how the programs tools run are confined (the call's own, once approved);
     ``capabilities``: what the OS offers (None: found out on first use).
@@ -53,6 +55,7 @@ class ToolContext:
 
     workspace: Path
     protected: tuple[Path, ...] = ()
+    unprotected: tuple[Path, ...] = ()
     secret_values: tuple[str, ...] = field(default=(), repr=False)
     command_timeout_s: float = 120.0
     command_output_cap: int = 1_000_000

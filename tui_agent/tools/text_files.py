@@ -75,6 +75,7 @@ class _Search:
     def __init__(self, request: dict[str, Any]) -> None:
         self.workspace = Path(request["workspace"])
         self.protected = [Path(p) for p in request["protected"]]
+        self.unprotected = [Path(p) for p in request.get("unprotected", ())]
         self.max_matches: int = request["max_matches"]
         self.max_output: int = request["max_output_bytes"]
         self.deadline = time.monotonic() + request["time_limit_s"]
@@ -158,6 +159,8 @@ class _Search:
 
     def _protected(self, shown: str) -> bool:
         path = self.workspace / shown
+        if any(path.is_relative_to(p) for p in self.unprotected):
+            return False
         return any(path.is_relative_to(p) for p in self.protected)
 
     def _over_budget(self) -> bool:

@@ -52,6 +52,7 @@ async def run_search_text(args: SearchTextArgs, ctx: ToolContext) -> ToolOutput:
         "root": str(root),
         "workspace": os.path.realpath(ctx.workspace),
         "protected": [os.path.realpath(p) for p in ctx.protected],
+        "unprotected": [os.path.realpath(p) for p in ctx.unprotected],
         "max_matches": MAX_MATCHES,
         "max_output_bytes": MAX_OUTPUT_BYTES,
         "time_limit_s": TIME_LIMIT_S,
