@@ -1,4 +1,4 @@
-"""`tui-agent serve` over HTTP, without a browser: who is refused.
+"""`tui-agent serve` over HTTP, without a browser: who is refused, and no app outlives it.
 
 The real command as a subprocess (isolated HOME and XDG folders, port 0). Without the token, with
 a wrong one, with another name in the Host header (DNS rebinding), a websocket from another
@@ -8,6 +8,10 @@ with the token replaced, and the token nowhere.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,3 +104,35 @@ def test_stopping_the_server_leaves_nothing(tmp_path: Path) -> None:
     server = Served(tmp_path, "serve")
     assert server.stop() == []
     assert server.process.returncode == 0
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is alive (a zombie nobody reaped does not count)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_an_app_quits_when_its_server_is_killed(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    server = Served(tmp_path, "serve", "--workspace", str(tmp_path / "ws"))
+    try:
+        url = f"{server.origin.replace('http', 'ws', 1)}/{server.token}/ws"
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(url, headers={"Origin": server.origin}),
+        ):
+            deadline = time.monotonic() + 20
+            while not (apps := server.children()):
+                assert time.monotonic() < deadline, "no app started"
+                await asyncio.sleep(0.1)
+            os.kill(server.process.pid, signal.SIGKILL)  # no chance to stop anything
+            server.process.wait()
+            deadline = time.monotonic() + 20
+            while any(_running(pid) for pid in apps):  # its stdin ended: it quits by itself
+                assert time.monotonic() < deadline, "the app outlived its server"
+                await asyncio.sleep(0.1)
+    finally:
+        server.stop()

@@ -38,6 +38,7 @@ from .guard import Guard
 log = logging.getLogger("tui_agent.serve")
 
 STOP_TIMEOUT_S = 10.0
+CHILD_DRIVER = "tui_agent.serve.child_driver:ChildWebDriver"  # not imported here: it is Textual
 _FORBIDDEN = "403: Forbidden. This server needs the URL that `tui-agent serve` printed.\n"
 _HEADERS = {
     "Referrer-Policy": "no-referrer",
@@ -71,11 +72,17 @@ class ServeConfig:
 
 
 class _ChildService(AppService):
-    """textual-serve's bridge, starting the child from an argv list (no shell)."""
+    """textual-serve's bridge, starting the child from an argv list (no shell), on a web driver
+    that quits the app when the server is gone (``child_driver``)."""
 
     def __init__(self, argv: list[str], **kwargs: Any) -> None:
         super().__init__(argv[0], **kwargs)
         self.argv = argv
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width=width, height=height)
+        environment["TEXTUAL_DRIVER"] = CHILD_DRIVER  # quits when the server is gone
+        return environment
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
         environment = self._build_environment(width=width, height=height)
