@@ -126,3 +126,20 @@ def test_truncate_exits_2_and_runs_nothing(home: Path) -> None:
     assert done.code == 2, done.stderr
     assert "Here is a turn that never finishes." in done.stdout
     assert not (home / "ws" / "never-written.txt").exists()
+
+
+def test_with_no_workspace_named_the_demo_works_in_its_own_folder_and_says_so(home: Path) -> None:
+    demo = home / "data" / "tui-agent" / "demo-workspace"
+    done = run(home, "read notes.md", "--approve", "read-only", workspace=False)
+    assert done.code == 0, done.stderr
+    assert f"info: the demo works in its own folder {demo} (sample files" in done.stderr
+    assert "`notes.md` has" in done.stdout and "# Notes" in done.stdout
+    assert not (home / "ws" / "notes.md").exists()
+    done = run(home, "write notes.txt saying hi", "--approve", "all", "--json", workspace=False)
+    assert done.code == 0, done.stderr
+    notices = [
+        e["text"] for e in map(json.loads, done.stdout.splitlines()) if e["type"] == "notice"
+    ]
+    assert any(f"the demo works in its own folder {demo}" in text for text in notices)
+    assert (demo / "notes.txt").read_text(encoding="utf-8") == "hi\n"
+    assert not (home / "ws" / "notes.txt").exists()
