@@ -18,18 +18,20 @@ through the same streaming, decoding and approval path as a real provider.
 Ask me to:
 
 - **list** the files (`list the files`, `ls src`): I call `list_dir`
-- **read** a file (`read README.md`, `show …`, `cat …`): `read_file`
+- **read** a file (`read notes.md`, `show …`, `cat …`): `read_file`
 - **search** the workspace (`search TODO`, `grep …`, `find …`): `search_text`
 - **write** a file (`write notes.txt "hello"`, `create …`): `write_file`
 - **edit** a file (`edit notes.txt: hello -> goodbye`): `edit_file`
 - **run** a command (`run ls -la`, or `$ ls -la`): `run_command`
-- do two things **in parallel** (`list and read README.md in parallel`, `read a.txt and b.txt \
-both`): two calls in one turn
+- do two things **in parallel** (`list and read README.md in parallel`, `read notes.md and \
+README.md both`): two calls in one turn
 - write a **long** answer in **markdown** (`long`, `markdown`, `essay`)
 - show a **truncated** turn (`truncate`, `cut`, `break`): the stream is cut mid-call and nothing \
 runs
 
-After a tool runs I tell you what it returned; if you deny a call, I say so.
+After a tool runs I tell you what it returned; if you deny a call, I say so. Unless you name a \
+workspace (`--workspace DIR`), I work in a folder of my own with sample files to try these on \
+(its path was shown when the app started).
 
 To talk to a real model, add a profile to `config.toml` in your config folder (see the \
 README), or set a key such as `OPENAI_API_KEY` and pass `--protocol` and `--model`.
