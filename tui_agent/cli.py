@@ -112,7 +112,8 @@ def _add_profile_flags(parser: argparse.ArgumentParser) -> None:
         "--workspace",
         metavar="DIR",
         default=argparse.SUPPRESS,
-        help="the folder the tools may touch (default: current directory)",
+        help="the folder the tools may touch (default: the current directory; the demo "
+        "model's own folder of samples)",
     )
     group.add_argument(
         "--sandbox",
