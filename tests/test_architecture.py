@@ -19,15 +19,15 @@ PACKAGE = "tui_agent"
 # Bottom first. A package may import from packages in lower layers only; packages that share a
 # layer do not import each other. A top-level module (cli.py, turn_reader.py) is a unit of its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("stream",),  # normalized events, the assembler, SSE framing: no I/O
+    ("text", "stream"),  # the one sanitizer, times as shown; normalized events, the assembler
     ("conversation",),  # the messages a request is built from
     ("providers",),  # one package per wire protocol: request builder and event decoder
     ("turn_reader",),  # one response's events through a decoder into a turn
     ("transport",),  # HTTP, retries, the idle watchdog
     ("session", "sandbox", "approval"),  # the JSONL store; the OS sandbox; approval policy
-    ("logs", "checkpoints", "prompting"),  # redacting logs; file snapshots; prompt templates
+    ("logs", "checkpoints"),  # redacting logs; file snapshots
     ("tools", "context"),  # tool specs and runners; the context window and compaction
-    ("mcp", "demo"),  # MCP servers as a tool source; the offline demo model
+    ("mcp", "demo", "prompting"),  # MCP servers as tools; the demo model; templates, @file
     ("config",),  # settings and profiles, built of the models below
     ("agent",),  # the loop, and (for now) the wiring that builds it
     ("replay", "serve"),  # a saved session played back; the app behind a web server
@@ -41,11 +41,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ROOT_FACE = PACKAGE
 
 # (importing module, imported module prefix): an upward import that cannot be fixed today, and why.
-_SANITIZE_MOVES = "ui.sanitize is Textual-free; it moves below both in the next commit"
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    (f"tui_agent.commands.{name}", "tui_agent.ui.sanitize"): _SANITIZE_MOVES
-    for name in ("export", "export_markdown", "mcp", "output", "rewind", "run", "sessions")
-} | {("tui_agent.replay.text_transcript", "tui_agent.ui.sanitize"): _SANITIZE_MOVES}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
+
+# Modules outside ui/ that may import textual, and why.
+TEXTUAL_OUTSIDE_UI: dict[str, str] = {
+    "tui_agent.serve.child_driver": "the Textual driver a served app's child is started with, "
+    "named by its dotted path; it belongs in ui/ once its author's work has landed",
+}
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,6 @@ def test_known_exceptions_are_still_needed() -> None:
     assert not stale, f"no longer imported, drop from KNOWN_EXCEPTIONS: {stale}"
 
 
-@pytest.mark.xfail(strict=True, reason=_SANITIZE_MOVES)
 def test_no_package_cycle() -> None:
     """Known exceptions included: an excused upward import may still not close a circle."""
     graph: dict[str, set[str]] = {}
@@ -200,5 +201,6 @@ def test_only_the_ui_imports_textual(module_prefix: str) -> None:
         for item in _all_imports()
         if (item.target == module_prefix or item.target.startswith(module_prefix + "."))
         and _unit(item.source) != "ui"
+        and item.source not in TEXTUAL_OUTSIDE_UI
     ]
     assert not wrong, "\n".join(wrong)

@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 
-from tui_agent.ui.sanitize import markdown_safe
+from tui_agent.text.sanitize import markdown_safe
 from tui_agent.ui.widgets.assistant_message import AssistantMessage
 from tui_agent.ui.widgets.frozen_markdown import FrozenMarkdown
 from tui_agent.ui.widgets.segmented_markdown import SegmentedMarkdown, finished_segments

@@ -274,7 +274,7 @@ def _run_app(args: argparse.Namespace) -> int:
     app = TuiAgentApp(options, theme_name=args.theme, debug=args.debug)
     app.run()
     if app.startup_error is not None:
-        from .ui.sanitize import visible_line
+        from .text.sanitize import visible_line
 
         line = " ".join(part.strip() for part in app.startup_error.splitlines() if part.strip())
         print(f"tui-agent: {visible_line(line)}", file=sys.stderr)

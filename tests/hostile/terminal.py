@@ -21,7 +21,7 @@ from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from tui_agent.ui.sanitize import visible
+from tui_agent.text.sanitize import visible
 
 from ..approval_prompt_app import screen_lines
 

@@ -33,7 +33,7 @@ from tui_agent.session.records import (
     TruncatedRecord,
     UserRecord,
 )
-from tui_agent.ui.sanitize import markdown_safe
+from tui_agent.text.sanitize import markdown_safe
 
 from ..sessions_cli_helpers import assistant, conversation_records
 

@@ -61,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
         return fail(COMMAND, f"{args.output} exists; pass --force to overwrite it")
     except OSError as exc:
         return fail(COMMAND, f"cannot write {args.output}: {exc.strerror or exc}")
-    from ..ui.sanitize import visible_line
+    from ..text.sanitize import visible_line
 
     shown = visible_line(str(args.output))
     print(

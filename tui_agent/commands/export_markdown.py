@@ -42,8 +42,8 @@ from ..session.records import (
     UserRecord,
     WithdrawRecord,
 )
-from ..ui.sanitize import markdown_safe
-from .output import human_utc
+from ..text.sanitize import markdown_safe
+from ..text.times import human_utc
 
 RESULT_LIMIT = 4096
 _BACKTICKS = re.compile(r"`+")

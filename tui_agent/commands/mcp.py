@@ -13,7 +13,7 @@ from ..config import ConfigError, default_config_path, load_config, resolve_work
 from ..config.mcp_save import add_server, remove_server
 from ..mcp.config import McpConfigError, McpServerConfig
 from ..mcp.trust import trusted_workspace_servers, untrusted_workspace_servers
-from ..ui.sanitize import visible_line
+from ..text.sanitize import visible_line
 
 EXIT_OK, EXIT_USAGE = 0, 1
 

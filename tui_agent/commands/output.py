@@ -1,8 +1,8 @@
-"""What the session commands share: one-line errors, safe output, times, and the redactor.
+"""What the session commands share: one-line errors, safe output and the redactor.
 
 - An error is one line on stderr, ``tui-agent <command>: <what went wrong>``, and exit 1.
 - Text bound for a terminal has every control, format and invisible character made visible
-  (``ui.sanitize``, the one sanitizer), so a hostile title cannot drive the terminal.
+  (``text.sanitize``, the one sanitizer), so a hostile title cannot drive the terminal.
 - The redactor for what is exported knows the key shapes and the values of every variable that
   holds (or looks like it holds) a key: records are redacted when written; this is the second
   line of defence.
@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from datetime import UTC, datetime
 
 from ..session import Redactor
 
@@ -22,7 +21,7 @@ EXIT_OK, EXIT_USAGE = 0, 1
 
 def fail(command: str, message: str) -> int:
     """Print ``message`` as one line on stderr; returns the usage exit status."""
-    from ..ui.sanitize import visible_line
+    from ..text.sanitize import visible_line
 
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
     print(f"tui-agent {command}: {visible_line(line)}", file=sys.stderr)
@@ -40,22 +39,6 @@ def write_stdout(text: str) -> bool:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return False
     return True
-
-
-def iso_utc(ts: float) -> str:
-    """``2026-11-29T15:11:05.123Z``: ISO 8601, UTC, milliseconds (sorts as text, too)."""
-    moment = datetime.fromtimestamp(ts, tz=UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def human_utc(ts: float) -> str:
-    """``2026-11-29 15:11:05 UTC``."""
-    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def human_local(ts: float) -> str:
-    """``2026-11-29 16:11`` in the local time zone, for the session table."""
-    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def export_redactor(environ: dict[str, str] | None = None) -> Redactor:

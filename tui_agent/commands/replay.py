@@ -12,7 +12,8 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .output import EXIT_OK, fail, iso_utc, write_stdout
+from ..text.times import iso_utc
+from .output import EXIT_OK, fail, write_stdout
 
 if TYPE_CHECKING:
     from ..session import LoadedSession

@@ -97,7 +97,7 @@ def _overwrite(args: argparse.Namespace) -> Any:
     answers: dict[str, bool] = {}
 
     def ask(item: Any) -> bool:
-        from ..ui.sanitize import visible_line
+        from ..text.sanitize import visible_line
 
         if "all" in answers:
             return answers["all"]
@@ -117,7 +117,7 @@ def _overwrite(args: argparse.Namespace) -> Any:
 
 
 def _report(args: argparse.Namespace, result: Any, *, dry_run: bool) -> int:
-    from ..ui.sanitize import visible_line
+    from ..text.sanitize import visible_line
 
     code = EXIT_CONFLICTS if result.conflicts_left else EXIT_OK
     if args.json:

@@ -37,8 +37,8 @@ from ..context.events import context_line
 from ..session import Redactor, SessionError
 from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
+from ..text.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 from ..transport import RetryWait
-from ..ui.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 
 EXIT_COMPLETE, EXIT_USAGE, EXIT_TRUNCATED = 0, 1, 2
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..session import SessionError, SessionStore, SessionSummary, is_session_path
-from .output import EXIT_OK, EXIT_USAGE, fail, human_local, iso_utc, write_stdout
+from ..text.times import human_local, iso_utc
+from .output import EXIT_OK, EXIT_USAGE, fail, write_stdout
 
 SESSION_FIELDS = (
     "id",
@@ -87,7 +88,7 @@ def session_table(summaries: list[SessionSummary]) -> str:
     """The table people read: ID, UPDATED, PROFILE/MODEL, MESSAGES, TITLE."""
     from rich.cells import cell_len
 
-    from ..ui.sanitize import visible_line
+    from ..text.sanitize import visible_line
 
     rows = [("ID", "UPDATED", "PROFILE/MODEL", "MESSAGES", "TITLE")]
     for s in summaries:
@@ -146,7 +147,7 @@ def delete(args: argparse.Namespace) -> int:
                 "(standard input is not a terminal to ask on)",
             )
         from ..agent.fork import message_count
-        from ..ui.sanitize import visible_line
+        from ..text.sanitize import visible_line
 
         count = message_count(loaded.records)
         question = (
@@ -194,7 +195,7 @@ def _confirm(question: str) -> bool:
 def fork(args: argparse.Namespace) -> int:
     from ..agent.fork import fork_session
     from ..session.titles import one_line
-    from ..ui.sanitize import visible_line
+    from ..text.sanitize import visible_line
 
     command = "sessions fork"
     if args.title is not None and not one_line(args.title):
@@ -218,6 +219,6 @@ def fork(args: argparse.Namespace) -> int:
 
 
 def _say(line: str) -> int:
-    from ..ui.sanitize import visible_line
+    from ..text.sanitize import visible_line
 
     return EXIT_OK if write_stdout(visible_line(line) + "\n") else EXIT_USAGE

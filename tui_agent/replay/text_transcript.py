@@ -15,7 +15,7 @@ through the same decoder and assembler), then printed in the order the app showe
     note: you withdrew the message above; it was never answered
 
 Streaming progress (deltas, "preparing tool" announcements) is not printed: each turn is printed
-once, whole, from its outcome. Every piece of recorded text goes through ``ui.sanitize`` (the one
+once, whole, from its outcome. Every piece of recorded text goes through ``text.sanitize`` (the one
 sanitizer), so no control, format or invisible character reaches the terminal. No Textual here.
 """
 
@@ -34,7 +34,7 @@ from ..agent.events import (
 )
 from ..context.events import Compacted, divider_text
 from ..stream.turn import ToolCall
-from ..ui.sanitize import visible, visible_line
+from ..text.sanitize import visible, visible_line
 from .decisions import decision_line
 from .script import ReplayEvent, ReplayScript, UserSent
 

@@ -34,10 +34,10 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import get_current_worker
 
-from ...commands.output import human_local
 from ...session import SessionError, SessionStore, SessionSummary
 from ...session.records import NoteRecord
 from ...session.titles import one_line
+from ...text.times import human_local
 from ..sanitize import safe_text, visible_line
 from ..session_search import SessionTextIndex, matches
 from ..session_switch import current_session_id, refusal

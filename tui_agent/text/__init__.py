@@ -1,0 +1,1 @@
+"""Plain text made safe and readable: the escapes every surface uses, and times as shown."""
