@@ -38,7 +38,7 @@ from .guard import Guard
 log = logging.getLogger("tui_agent.serve")
 
 STOP_TIMEOUT_S = 10.0
-CHILD_DRIVER = "tui_agent.serve.child_driver:ChildWebDriver"  # not imported here: it is Textual
+CHILD_DRIVER = "tui_agent.ui.serve_driver:ChildWebDriver"  # a name, not an import: it is UI
 _FORBIDDEN = "403: Forbidden. This server needs the URL that `tui-agent serve` printed.\n"
 _HEADERS = {
     "Referrer-Policy": "no-referrer",
@@ -73,7 +73,7 @@ class ServeConfig:
 
 class _ChildService(AppService):
     """textual-serve's bridge, starting the child from an argv list (no shell), on a web driver
-    that quits the app when the server is gone (``child_driver``)."""
+    that quits the app when the server is gone (``ui.serve_driver``)."""
 
     def __init__(self, argv: list[str], **kwargs: Any) -> None:
         super().__init__(argv[0], **kwargs)

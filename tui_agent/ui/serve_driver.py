@@ -1,5 +1,5 @@
-"""The Textual driver of each app ``tui-agent serve`` starts: Textual's web driver, which also
-quits the app when its input ends.
+"""The Textual driver of each app `tui-agent serve` starts (by this dotted name, from
+serve/server.py): Textual's web driver, which also quits the app when its input ends.
 
 The server writes the browser's keys to the app's stdin. If the server is gone (killed, even
 with SIGKILL), stdin ends; Textual's web driver then only stops reading, and an idle app would
