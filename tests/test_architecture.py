@@ -19,7 +19,7 @@ PACKAGE = "tui_agent"
 # Bottom first. A package may import from packages in lower layers only; packages that share a
 # layer do not import each other. A top-level module (cli.py, turn_reader.py) is a unit of its own.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("text", "stream"),  # the one sanitizer, times as shown; normalized events, the assembler
+    ("text", "stream", "call_outcome"),  # the one sanitizer; stream events; call vocabulary
     ("conversation",),  # the messages a request is built from
     ("providers",),  # one package per wire protocol: request builder and event decoder
     ("turn_reader",),  # one response's events through a decoder into a turn

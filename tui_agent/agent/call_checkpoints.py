@@ -24,7 +24,7 @@ from ..tools.sandbox import MissingParentError, SandboxError, resolve_in_workspa
 from ..tools.spec import Risk, ToolContext, ToolOutput, ToolSpec
 from ..tools.validation import ValidatedCall
 from .call_sandbox import SandboxGate
-from .events import AgentEvent, Notice
+from .events import AgentEvent, Notice, NoticeLevel
 from .recorder import SessionRecorder
 
 Method = Literal["file", "snapshot"]
@@ -106,10 +106,10 @@ class CallCheckpoints:
                     done = await asyncio.shield(asyncio.to_thread(after))
                     self.recorder.append(done, sync=True)
 
-    def _tell(self, text: str, level: str, emit: Callable[[AgentEvent], None]) -> None:
+    def _tell(self, text: str, level: NoticeLevel, emit: Callable[[AgentEvent], None]) -> None:
         if text not in self._told:
             self._told.add(text)
-            emit(Notice(text, level))  # type: ignore[arg-type]
+            emit(Notice(text, level))
 
 
 def call_checkpoints(workspace: Path, recorder: SessionRecorder) -> CallCheckpoints:

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
 
 from ..approval.approver import ApprovalRequest, Approver
 from ..approval.decision import Decision
 from ..approval.policy import ApprovalPolicy
+from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 from ..config import ConfigError, remember_rule
 from ..sandbox.binding import bound_digest
 from ..sandbox.policy import SandboxPolicy
@@ -38,7 +38,6 @@ from .call_sandbox import SandboxGate
 from .events import AgentEvent, CallDecided, CallInvalid, Notice, ToolFinished, ToolStarted
 from .recorder import SessionRecorder
 
-Status = Literal["done", "failed", "denied", "cancelled", "invalid", "interrupted"]
 Emit = Callable[[AgentEvent], None]
 MAX_EDIT_ATTEMPTS = 3
 CANCELLED = "cancelled by user"
@@ -56,7 +55,7 @@ class CallResult:
     call: ToolCall
     output: str
     is_error: bool
-    status: Status
+    status: CallStatus
 
 
 @dataclass
@@ -214,7 +213,7 @@ class CallRunner:
             emit(Notice(f"{vc.spec.name} was approved without asking; {warning}", "warning"))
         return policy
 
-    def _auto_by(self, vc: ValidatedCall, reason: str) -> Literal["policy", "rule"]:
+    def _auto_by(self, vc: ValidatedCall, reason: str) -> DecidedBy:
         """Whether a kept rule or the approval mode approved the call (the reason says which)."""
         rule = self.policy.rules.matching(vc.spec.name, vc.arguments)
         return "rule" if rule is not None and rule.describe() == reason else "policy"
@@ -304,9 +303,9 @@ class CallRunner:
     def _decide(
         self,
         call: ToolCall,
-        kind: str,
+        kind: DecisionKind,
         digest: str,
-        by: Literal["user", "policy", "rule"],
+        by: DecidedBy,
         reason: str | None,
         arguments: str | None,
         emit: Emit,
@@ -315,7 +314,7 @@ class CallRunner:
             DecisionRecord(
                 ts=time.time(),
                 call_id=call.id,
-                decision=kind,  # type: ignore[arg-type]
+                decision=kind,
                 digest=digest,
                 by=by,
                 reason=reason,
@@ -323,7 +322,7 @@ class CallRunner:
             )
         )
         if kind != "invalid":
-            emit(CallDecided(call.id, call.name, kind, by, reason, arguments))  # type: ignore[arg-type]
+            emit(CallDecided(call.id, call.name, kind, by, reason, arguments))
 
     async def _execute(
         self, approved: list[_Approved], results: dict[int, CallResult], emit: Emit
@@ -376,7 +375,7 @@ class CallRunner:
             return
         finally:
             self._running.discard(task)
-        status: Status = "failed" if output.is_error else "done"
+        status: CallStatus = "failed" if output.is_error else "done"
         self._finish(results, index, vc.call, note + output.text, output.is_error, status, emit)
 
     def _finish(
@@ -386,7 +385,7 @@ class CallRunner:
         call: ToolCall,
         text: str,
         is_error: bool,
-        status: Status,
+        status: CallStatus,
         emit: Emit,
     ) -> None:
         output = cap_output(text, self.output_cap)

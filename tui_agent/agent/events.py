@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 from ..context.events import (
     Compacted,
     CompactionFailed,
@@ -50,8 +51,8 @@ class CallInvalid:
 class CallDecided:
     call_id: str
     name: str
-    decision: Literal["approve", "deny", "edit", "cancel", "refused"]
-    by: Literal["user", "policy", "rule"]
+    decision: DecisionKind  # never "invalid": an invalid call is CallInvalid
+    by: DecidedBy
     reason: str | None = None
     arguments: str | None = None  # for "edit": the edited arguments that run (canonical JSON)
 
@@ -66,15 +67,18 @@ class ToolStarted:
 class ToolFinished:
     call_id: str
     name: str
-    status: Literal["done", "failed", "denied", "cancelled", "invalid", "interrupted"]
+    status: CallStatus
     output: str  # what the model receives (already capped)
     is_error: bool
+
+
+NoticeLevel = Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
     text: str
-    level: Literal["info", "warning", "error"] = "info"
+    level: NoticeLevel = "info"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
+from ..call_outcome import Answerer, AnswerKind
 from .rules import Rule
-
-DecisionKind = Literal["approve", "deny", "edit", "cancel"]
-DecidedBy = Literal["user", "policy"]
 
 
 @dataclass(frozen=True)
@@ -25,13 +22,13 @@ class Decision:
       auto-step count, and the model is told the approval mode denied the call.
     """
 
-    kind: DecisionKind
+    kind: AnswerKind
     reason: str | None = None
     edited_arguments: str | None = None
     remember: Rule | None = None
     persist: bool = False
     approve_rest: bool = False
-    by: DecidedBy = "user"
+    by: Answerer = "user"
 
     def __post_init__(self) -> None:
         # Catch a confused caller early: each field belongs to exactly one kind.
@@ -52,7 +49,7 @@ def approve(
     return Decision("approve", remember=remember, persist=persist, approve_rest=approve_rest)
 
 
-def deny(reason: str | None = None, *, by: DecidedBy = "user") -> Decision:
+def deny(reason: str | None = None, *, by: Answerer = "user") -> Decision:
     """Do not run the call; ``reason`` (if any) is told to the model and the turn continues."""
     return Decision("deny", reason=reason, by=by)
 

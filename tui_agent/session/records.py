@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..call_outcome import CallStatus, DecidedBy, DecisionKind
+
 FORMAT_VERSION = 1
 
 
@@ -96,9 +98,9 @@ class DecisionRecord(_Record):
 
     type: Literal["decision"] = "decision"
     call_id: str
-    decision: Literal["approve", "deny", "edit", "cancel", "invalid", "refused"]
+    decision: DecisionKind
     digest: str  # sha256 of the canonical arguments that were shown
-    by: Literal["user", "policy", "rule"] = "user"
+    by: DecidedBy = "user"
     reason: str | None = None
     arguments: str | None = None  # the edited arguments, for "edit"
 
@@ -111,7 +113,7 @@ class ToolResultRecord(_Record):
     name: str
     output: str
     is_error: bool = False
-    status: Literal["done", "failed", "denied", "cancelled", "invalid", "interrupted"] = "done"
+    status: CallStatus = "done"
 
 
 class ToolStartRecord(_Record):
