@@ -34,7 +34,7 @@ class McpTrustScreen(ModalScreen[bool]):
     def __init__(self, declared: WorkspaceServers) -> None:
         super().__init__()
         self.declared = declared
-        self.guard = KeyGuard(self)  # type: ignore[arg-type]
+        self.guard = KeyGuard(self)
 
     def compose(self) -> ComposeResult:
         lines = "\n".join(visible_line(line) for line in self.declared.describe())
