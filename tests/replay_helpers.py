@@ -57,6 +57,7 @@ def demo_session(root: Path) -> Path:
     (root / "ws" / "alpha.txt").write_text("alpha\n", encoding="utf-8")
     (root / "ws" / "README.md").write_text("# Sample\n", encoding="utf-8")
     argv = ["run", "list the files", "--profile", "demo", "--approve", "read-only"]
+    argv += ["--workspace", str(root / "ws")]
     done = subprocess.run(
         [sys.executable, "-m", "tui_agent", *argv],
         cwd=root / "ws",

@@ -19,8 +19,9 @@ from .sessions_cli_helpers import TIMEOUT_S, Cli
 
 
 def _run(cli: Cli, *argv: str) -> str:
+    flags = ["--profile", "demo", "--approve", "all", "--workspace", str(cli.workspace)]
     done = subprocess.run(
-        [sys.executable, "-m", "tui_agent", "run", "--profile", "demo", "--approve", "all", *argv],
+        [sys.executable, "-m", "tui_agent", "run", *flags, *argv],
         cwd=cli.workspace,
         env={**cli.env(), "TUI_AGENT_DEMO_PACE": "0"},
         capture_output=True,

@@ -100,7 +100,8 @@ def notices(app: App[None]) -> list[str]:
 
 
 def app() -> TuiAgentApp:
-    return TuiAgentApp(HostOptions())
+    # The current folder (the fixture's workspace), named: the demo would use its own folder.
+    return TuiAgentApp(HostOptions(workspace="."))
 
 
 async def test_lists_newest_first_and_marks_the_open_session(cli: Cli) -> None:

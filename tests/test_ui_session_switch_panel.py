@@ -63,7 +63,8 @@ async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str)
 async def test_switching_sessions_rebuilds_the_calls_panel_and_the_token_count(cli: Cli) -> None:
     first = session_with_call(cli, "read_file", "done", tokens=1000)
     second = session_with_call(cli, "list_dir", "failed", tokens=20)
-    async with TuiAgentApp(HostOptions(resume=first)).run_test(size=(140, 40)) as pilot:
+    options = HostOptions(resume=first, workspace=str(cli.workspace))
+    async with TuiAgentApp(options).run_test(size=(140, 40)) as pilot:
         app = pilot.app
         assert isinstance(app, TuiAgentApp)
         await wait_for(pilot, lambda: app.host is not None, "the app to boot")

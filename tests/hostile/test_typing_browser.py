@@ -107,7 +107,8 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
     cli.session("another question")
     target = cli.session(WORDS)  # what the typed search finds; second in the list
     before = _sessions()
-    async with TuiAgentApp(HostOptions()).run_test(size=(140, 40)) as pilot:
+    options = HostOptions(workspace=str(cli.workspace))  # named: the sessions' own workspace
+    async with TuiAgentApp(options).run_test(size=(140, 40)) as pilot:
         app = pilot.app
         assert isinstance(app, TuiAgentApp)
         await _wait(pilot, lambda: app.host is not None, "the app to boot")

@@ -47,7 +47,7 @@ def test_typing_across_the_prompt_in_a_terminal_decides_nothing(tmp_path: Path) 
     workspace = tmp_path / "ws"
     (workspace / "src").mkdir()
     name = f"tui-agent-typing-{uuid.uuid4().hex[:8]}"
-    command = f"{sys.executable} -m tui_agent"
+    command = f"{sys.executable} -m tui_agent --workspace {workspace}"
     socket = ["-L", name]  # a tmux server of its own, ended with the test
     subprocess.run(
         [TMUX or "tmux", *socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
