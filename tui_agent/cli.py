@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+from .commands.exit_status import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .session import LoadedSession
     from .ui.app import TuiAgentApp
-
-EXIT_COMPLETE = 0
-EXIT_UNUSABLE = 1
-EXIT_TRUNCATED = 2
-_READ_SIZE = 65536
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,17 +21,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # What the user typed is in the message: no control character reaches the terminal.
         shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)
-        self.exit(EXIT_UNUSABLE, f"{self.prog}: {shown} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {shown} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
     from .commands.doctor import add_doctor_command
     from .commands.mcp_args import add_mcp_command
+    from .commands.parse import add_parse_command
     from .commands.replay_args import add_replay_command
     from .commands.rewind_args import add_rewind_command
     from .commands.serve_args import add_serve_command
     from .commands.session_args import add_session_commands
-    from .providers import PROTOCOLS
 
     parser = _Parser(
         prog="tui-agent",
@@ -64,19 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_profile_flags(run)
     _add_run_arguments(run)
-    parse = commands.add_parser(
-        "parse",
-        help="decode a recorded provider stream and print the turn it makes",
-        description=(
-            "Read a recorded SSE response body from FILE (or standard input) as its bytes "
-            "arrive, and print one JSON object: the turn the app would act on. Exit status: "
-            "0 complete, 2 truncated, 1 unreadable input or unknown protocol."
-        ),
-    )
-    parse.add_argument(
-        "--protocol", required=True, metavar="P", help="one of: " + ", ".join(PROTOCOLS)
-    )
-    parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
+    add_parse_command(commands)
     sessions = add_session_commands(commands)
     add_replay_command(commands)
     add_rewind_command(commands)
@@ -148,44 +132,6 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
 _PROFILE_FLAGS = ("profile", "protocol", "model", "base_url", "api_key_env", "workspace")
 
 
-def _run_parse(protocol: str, path: str | None) -> int:
-    from .providers import UnknownProtocolError
-    from .turn_reader import TurnReader
-
-    try:
-        reader = TurnReader(protocol)
-    except UnknownProtocolError as exc:
-        print(f"tui-agent parse: {exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    try:
-        stream: BinaryIO = open(path, "rb") if path else sys.stdin.buffer  # noqa: SIM115
-    except OSError as exc:
-        print(f"tui-agent parse: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    try:
-        read = getattr(stream, "read1", stream.read)
-        while chunk := read(_READ_SIZE):
-            reader.feed(chunk)
-    except OSError as exc:
-        print(f"tui-agent parse: cannot read input: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
-    finally:
-        if path:
-            stream.close()
-    result = reader.close()
-    _print_json(result.to_dict())
-    return EXIT_COMPLETE if result.outcome == "complete" else EXIT_TRUNCATED
-
-
-def _print_json(obj: object) -> None:
-    try:
-        out = json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate from the provider: escape it instead
-        out = json.dumps(obj).encode("ascii")
-    sys.stdout.buffer.write(out + b"\n")
-    sys.stdout.buffer.flush()
-
-
 def _listen_to_ctrl_c() -> None:
     """Take Ctrl+C back when it was inherited as ignored (a shell's background job does that):
     a person's Ctrl+C, or a SIGINT sent on purpose, must always stop the app and ``run``."""
@@ -207,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
 
         set_cli_mode(SandboxMode(args.sandbox))
     if args.command == "parse":
-        return _run_parse(args.protocol, args.file)
+        from .commands import parse
+
+        return parse.main(args)
     if args.command == "doctor":
         from .commands import doctor
 
@@ -254,7 +202,7 @@ def _run_session_command(args: argparse.Namespace) -> int:
         return sessions.main(args)
     except KeyboardInterrupt:
         print(f"tui-agent {args.command}: interrupted", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return EXIT_USAGE
 
 
 def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None:
@@ -278,9 +226,9 @@ def _run_app(args: argparse.Namespace) -> int:
 
         line = " ".join(part.strip() for part in app.startup_error.splitlines() if part.strip())
         print(f"tui-agent: {visible_line(line)}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return EXIT_USAGE
     _say_how_to_come_back(app)
-    return EXIT_COMPLETE
+    return EXIT_OK
 
 
 def _say_how_to_come_back(app: TuiAgentApp) -> None:

@@ -11,6 +11,7 @@ from ..agent.sandbox_choice import session_policy
 from ..config import ConfigError, load_config
 from ..sandbox.detect import detect
 from ..sandbox.protections import missing, report
+from .exit_status import EXIT_OK, EXIT_UNPROTECTED, EXIT_USAGE
 
 HELP = "say which protections the command sandbox has on this machine (and why one is missing)"
 
@@ -40,6 +41,6 @@ def main(args: argparse.Namespace) -> int:
         text, complete = report_text(getattr(args, "profile", None))
     except ConfigError as exc:
         print(f"tui-agent doctor: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_USAGE
     print(text)
-    return 0 if complete else 2
+    return EXIT_OK if complete else EXIT_UNPROTECTED

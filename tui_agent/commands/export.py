@@ -28,7 +28,8 @@ from ..session import (
     redact_record,
     redact_session,
 )
-from .output import EXIT_OK, EXIT_USAGE, export_redactor, fail, write_stdout
+from .exit_status import EXIT_OK, EXIT_USAGE
+from .output import export_redactor, fail, write_stdout
 
 COMMAND = "export"
 

@@ -14,8 +14,7 @@ from ..config.mcp_save import add_server, remove_server
 from ..mcp.config import McpConfigError, McpServerConfig
 from ..mcp.trust import trusted_workspace_servers, untrusted_workspace_servers
 from ..text.sanitize import visible_line
-
-EXIT_OK, EXIT_USAGE = 0, 1
+from .exit_status import EXIT_OK, EXIT_USAGE
 
 
 def main(args: argparse.Namespace) -> int:

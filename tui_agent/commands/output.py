@@ -15,8 +15,7 @@ import os
 import sys
 
 from ..session import Redactor
-
-EXIT_OK, EXIT_USAGE = 0, 1
+from .exit_status import EXIT_USAGE
 
 
 def fail(command: str, message: str) -> int:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..text.times import iso_utc
-from .output import EXIT_OK, fail, write_stdout
+from .exit_status import EXIT_OK
+from .output import fail, write_stdout
 
 if TYPE_CHECKING:
     from ..session import LoadedSession

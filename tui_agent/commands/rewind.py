@@ -14,9 +14,9 @@ from typing import Any
 
 from ..checkpoints import Plan
 from ..session import SessionError, SessionStore, SessionWriter
-from .output import EXIT_OK, EXIT_USAGE, fail, write_stdout
+from .exit_status import EXIT_CONFLICTS, EXIT_OK, EXIT_USAGE
+from .output import fail, write_stdout
 
-EXIT_CONFLICTS = 2
 COMMAND = "rewind"
 
 

@@ -39,8 +39,7 @@ from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
 from ..text.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 from ..transport import RetryWait
-
-EXIT_COMPLETE, EXIT_USAGE, EXIT_TRUNCATED = 0, 1, 2
+from .exit_status import EXIT_OK, EXIT_TRUNCATED, EXIT_USAGE
 
 
 def main(args: argparse.Namespace) -> int:
@@ -108,7 +107,7 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     if degraded and degraded != degraded_at_start:  # said once: at start, or when it happened
         out.event(Notice(str(degraded), "warning"))
     out.finish()
-    return EXIT_COMPLETE if outcome == "complete" else EXIT_TRUNCATED
+    return EXIT_OK if outcome == "complete" else EXIT_TRUNCATED
 
 
 class _Printer:

@@ -17,7 +17,8 @@ import socket
 import sys
 from pathlib import Path
 
-from .output import EXIT_OK, fail
+from .exit_status import EXIT_OK
+from .output import fail
 
 INSTALL_HINT = (
     "serving needs the textual-serve package: install it into the same environment, "

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..session import SessionError, SessionStore, SessionSummary, is_session_path
 from ..text.times import human_local, iso_utc
-from .output import EXIT_OK, EXIT_USAGE, fail, write_stdout
+from .exit_status import EXIT_OK, EXIT_USAGE
+from .output import fail, write_stdout
 
 SESSION_FIELDS = (
     "id",
