@@ -167,3 +167,16 @@ def test_continue_finds_the_last_demo_session(cwd: Path) -> None:
     asyncio.run(host.close())
     assert not host.created and host.writer.session_id == session.stem
     assert any(n.text.startswith(f"resumed session {session.stem}") for n in host.notices)
+
+
+async def test_the_app_says_where_the_demo_works(cwd: Path) -> None:
+    from tui_agent.ui.app import TuiAgentApp
+
+    from .ui_app_helpers import wait_text
+
+    # No profile and no key: the demo model, and no workspace named: its own folder.
+    async with TuiAgentApp(HostOptions()).run_test(size=(160, 40)) as pilot:
+        await wait_text(pilot, "the demo works in its own folder")
+        app = pilot.app
+        assert isinstance(app, TuiAgentApp) and app.host is not None
+        assert app.host.workspace == demo_workspace_dir().resolve()
