@@ -3,8 +3,8 @@
 The real command as a subprocess (isolated HOME and XDG folders, the offline demo model at pace
 0, a workspace of its own, port 0); the screen is read from xterm.js's own buffer. A person
 opens the printed URL, sees the first screen, asks the demo model to write a file, approves the
-call by keypress (a ``y`` typed the moment the prompt appears decides nothing: the arming
-holds in the browser too) and sees the result; the file is written; Ctrl+Y puts the answer in
+call by keypress (y typed on across the prompt's arrival decides nothing: the arming holds in
+the browser too) and sees the result; the file is written; Ctrl+Y puts the answer in
 the browser's clipboard. Without the token, or with a wrong one, the browser gets 403 and its
 websocket is refused; the token is in no log or session file, and not in the app's argv or
 environment. ``replay ID --serve`` plays a saved session; a link in it opens only after the
@@ -92,11 +92,11 @@ def test_the_app_in_a_browser(browser: Any, tmp_path: Path) -> None:
         page.focus("textarea.xterm-helper-textarea")
         page.keyboard.type("write notes.txt saying hello")
         page.keyboard.press("Enter")
-        wait_for_screen(page, "waiting for approval: write_file")
-        page.keyboard.type("y")  # the moment it appears: goes to the message box, decides nothing
-        time.sleep(0.5)
-        shown = screen_text(page)
-        assert "waiting for approval: write_file" in shown, shown
+        # Typing on across the prompt's arrival (10 keys a second): the keys go into the message
+        # box, the prompt waits; none of the y's decides anything.
+        page.keyboard.type("y" * 30, delay=100)
+        shown = wait_for_screen(page, "waiting for approval: write_file")
+        assert "y" * 30 in shown, shown
         assert not (tmp_path / "ws" / "notes.txt").exists()
         time.sleep(ARMING_S)
         page.keyboard.press("y")
