@@ -7,8 +7,9 @@ import dataclasses
 import pytest
 
 from tui_agent import TurnReader
-from tui_agent.stream import ToolArgumentsReceived, ToolCallAnnounced, TurnAssembler
+from tui_agent.stream.assembler import TurnAssembler
 from tui_agent.stream.events import ReasoningDelta, TextDelta, ToolArgumentsDelta, ToolCallStarted
+from tui_agent.stream.progress import ToolArgumentsReceived, ToolCallAnnounced
 
 from . import wire
 

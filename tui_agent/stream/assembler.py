@@ -111,15 +111,6 @@ class TurnAssembler:
             return None
         return self._handlers[type(event)](event)
 
-    def feed_all(self, events: list[StreamEvent]) -> list[Progress]:
-        """Feed several events; the progress they produce, in order, then the sizes."""
-        out: list[Progress] = []
-        for event in events:
-            progress = self.feed(event)
-            if progress is not None:
-                out.append(progress)
-        return out + self.take_sizes()
-
     def take_sizes(self) -> list[ToolArgumentsReceived]:
         """Running argument byte counts of the calls that grew since the last call."""
         if not self._grown:
