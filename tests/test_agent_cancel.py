@@ -39,16 +39,19 @@ from .agent_helpers import (
     sent_results,
 )
 from .fake_provider import Reply
-from .tools_helpers import live_members
+from .tools_helpers import live_members, outer_pgid_of_sleep, sleep_mark
 
-SLEEPER = "echo $$ > pgid.txt; sleep 30"  # the shell leads its own process group
+MARK = sleep_mark()
+SLEEPER = f"echo started > pgid.txt; sleep {MARK}"  # the shell leads its own process group
 
 
 async def read_pgid(workspace: Path) -> int:
     path = workspace / "pgid.txt"
     for _ in range(250):
         if path.exists() and path.read_text().endswith("\n"):
-            return int(path.read_text())
+            pgid = outer_pgid_of_sleep(MARK)
+            if pgid is not None:
+                return pgid
         await asyncio.sleep(0.02)
     raise AssertionError("the command never started")
 

@@ -13,6 +13,7 @@ from tui_agent.agent.calls import INTERRUPTED
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply, Stall
 from .run_helpers import alive
+from .tools_helpers import find_sleep, sleep_mark
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -37,7 +38,8 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
 
 
 async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
-    command = "sleep 30 & echo $! > sleep.pid; wait"
+    mark = sleep_mark()  # in the command's PID namespace $! is not a PID we can look up
+    command = f"sleep {mark} & echo started > sleep.pid; wait"
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         server.script(Reply(call_ops(("call_S", "run_command", {"command": command}))))
         async with running(server, env) as (app, pilot):
@@ -46,7 +48,10 @@ async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
             await pilot.press("y")
             pid_file = env.workspace / "sleep.pid"
             await wait_for(pilot, lambda: pid_file.exists() and pid_file.read_text(), "the pid")
-            pid = int(pid_file.read_text())
+            await wait_for(pilot, lambda: find_sleep(mark) is not None, "the sleep")
+            found = find_sleep(mark)
+            assert found is not None
+            pid = found[0]
             (card,) = cards(app)
             await wait_for(pilot, lambda: card.state == "running", "the running card")
             assert "running: run_command" in screen_text(app)

@@ -49,3 +49,35 @@ def live_members(pgid: int) -> list[int]:
         if group == pgid and state not in ("Z", "X"):
             members.append(int(entry))
     return members
+
+
+def sleep_mark() -> str:
+    """A sleep length no other test process uses: ``sleep MARK`` is found by its command line.
+
+    Commands run in the sandbox's PID namespace, where ``$$`` is a PID of that namespace, not
+    one this test can look up; the command line is seen the same from outside.
+    """
+    return f"{30 + os.getpid() % 997 / 1000:.3f}"
+
+
+def outer_pgid_of_sleep(mark: str) -> int | None:
+    """The process group (as seen here) of the live ``sleep MARK`` process, if there is one."""
+    found = find_sleep(mark)
+    return found[1] if found else None
+
+
+def find_sleep(mark: str) -> tuple[int, int] | None:
+    """PID and process group (as seen here) of the live ``sleep MARK`` process, if any."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", mark.encode()]:
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] not in ("Z", "X"):
+                return int(entry), int(fields[2])
+    return None
