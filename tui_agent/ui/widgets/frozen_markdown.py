@@ -3,11 +3,16 @@
 Textual's Markdown widget mounts a widget per block (a 500 KB answer is ~8,000 widgets), and
 every widget on screen is laid out again on each streamed change; this is one widget whatever
 the length, drawn by rich's Markdown renderer.
+
+Rendered only when painted: parsing and highlighting cost ~8 ms per KB, and most of a long
+answer is never on screen at a given width (it streams past, or the scrollbar appearing changes
+the width). Until then the layout gets an estimate of its height (markdown_height, or the real
+height at another width scaled by the estimates); once painted, the real one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -15,8 +20,11 @@ from rich.markdown import ListItem, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Size
 from textual.selection import Selection
 from textual.widgets import Static
+
+from .markdown_height import estimate_height
 
 # Close to the colours Textual's Markdown uses for code, so a segment changes little when frozen.
 CODE_THEME = "github-dark"
@@ -49,23 +57,35 @@ class _Markdown(RichMarkdown):
 class _RenderedOnce:
     """A renderable that keeps the segments of its last render, per width.
 
-    Textual renders a widget's content once to learn its height and again to paint it; markdown
-    with highlighted code takes tens of milliseconds per 8 KB, so the second time is a replay.
+    Textual renders a widget's content to paint it, and again after any refresh; markdown with
+    highlighted code takes tens of milliseconds per 8 KB, so the second time is a replay. The
+    markdown is parsed at the first render, not before.
 
     Each segment carries its position in the text (the ``offset`` meta Textual's own content
     has), so a mouse selection knows where it starts and ends; ``lines`` is the plain text.
+    ``rendered(width, height)`` is called after each real render.
     """
 
-    def __init__(self, renderable: RichMarkdown) -> None:
-        self._renderable = renderable
-        self._width = -1
+    def __init__(self, source: str, theme: str, rendered: Callable[[int, int], None]) -> None:
+        self._source = source
+        self._theme = theme
+        self._rendered = rendered
+        self._markdown: RichMarkdown | None = None
+        self.width = -1
         self._segments: list[Segment] = []
         self.lines: list[str] = []
 
+    def markdown(self) -> RichMarkdown:
+        if self._markdown is None:
+            # hyperlinks=False: a link shows its target next to its text; nothing is clickable.
+            self._markdown = _Markdown(self._source, code_theme=self._theme, hyperlinks=False)
+        return self._markdown
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if options.max_width != self._width:
-            self._segments, self.lines = _with_offsets(console.render(self._renderable, options))
-            self._width = options.max_width
+        if options.max_width != self.width:
+            self._segments, self.lines = _with_offsets(console.render(self.markdown(), options))
+            self.width = options.max_width
+            self._rendered(self.width, len(self.lines))
         yield from self._segments
 
 
@@ -113,21 +133,69 @@ class FrozenMarkdown(Static):
         super().__init__(classes=classes)
         self.source = source
         self._rendered: _RenderedOnce | None = None
+        self._given: tuple[int, int] = (-1, -1)  # the (width, height) the layout last got
+        self._estimates: dict[int, int] = {}
 
     def on_mount(self) -> None:
         theme = CODE_THEME if self.app.current_theme.dark else LIGHT_CODE_THEME
-        # hyperlinks=False: a link shows its target next to its text and nothing is clickable.
-        markdown = _Markdown(self.source, code_theme=theme, hyperlinks=False)
-        self._rendered = _RenderedOnce(markdown)
+        self._rendered = _RenderedOnce(self.source, theme, self._on_rendered)
         self.update(self._rendered)
+
+    def _estimate(self, width: int) -> int:
+        if width not in self._estimates:
+            if len(self._estimates) > 8:
+                self._estimates.clear()
+            self._estimates[width] = estimate_height(self.source, width)
+        return self._estimates[width]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The real height if rendered at this width; else an estimate, without rendering."""
+        rendered = self._rendered
+        if width <= 0 or rendered is None:
+            return 0
+        if rendered.width == width:
+            height = len(rendered.lines)
+        elif rendered.width > 0:  # the real height at another width, scaled
+            scale = self._estimate(width) / self._estimate(rendered.width)
+            height = max(1, round(len(rendered.lines) * scale))
+        else:
+            height = self._estimate(width)
+        self._given = (width, height)
+        return height
+
+    def _on_rendered(self, width: int, height: int) -> None:
+        if self._given != (width, height):
+            # Painted with an estimated height: lay out again with the real one. Not from
+            # inside the render: after it.
+            self.call_later(self.refresh, layout=True)
+
+    def _render_now(self) -> _RenderedOnce | None:
+        """Render at the current width if that was not done yet (text asked for before the
+        widget was painted: a test, or a selection)."""
+        rendered = self._rendered
+        width = self.content_size.width
+        if rendered is None or rendered.width == width or width <= 0:
+            return rendered
+        options = self.app.console_options.update_width(width).update(highlight=False)
+        list(rendered.__rich_console__(self.app.console, options))
+        return rendered
+
+    @property
+    def rendered_width(self) -> int | None:
+        """The width of the last real render; None if never rendered (never painted)."""
+        rendered = self._rendered
+        return rendered.width if rendered is not None and rendered.width > 0 else None
 
     @property
     def lines(self) -> list[str]:
-        """The plain text of each line as last rendered (empty until first rendered)."""
-        return list(self._rendered.lines) if self._rendered is not None else []
+        """The plain text of each line as rendered at the current width (rendered now if it
+        was not painted yet; empty before the widget is laid out)."""
+        rendered = self._render_now()
+        return list(rendered.lines) if rendered is not None else []
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text as shown (Textual extracts text only from its own content)."""
-        if self._rendered is None or not self._rendered.lines:
+        rendered = self._render_now()
+        if rendered is None or not rendered.lines:
             return None
-        return selection.extract("\n".join(self._rendered.lines)), "\n"
+        return selection.extract("\n".join(rendered.lines)), "\n"

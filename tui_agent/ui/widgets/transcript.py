@@ -250,12 +250,18 @@ class Transcript(VerticalScroll):
         at_bottom = new_value >= self.max_scroll_y
         if at_bottom and not self._following:
             self._following = True
-            if self._overflows(self.virtual_size):
-                self.anchor()  # re-engage: Textual 8.2.8 may not (Textualize/textual#6677)
+            # Not from inside this watcher: it may run within a step of a scroll animation
+            # (Page Down reaching the end), and anchor() stops that animation, which Textual
+            # 8.2.8's animator then fails to delete (a KeyError that ended the app).
+            self.call_later(self._reengage)
         elif not at_bottom:
             self._following = False
         if new_value <= 0 < old_value:
             self.call_later(self.load_older)
+
+    def _reengage(self) -> None:
+        if self._following and self._overflows(self.virtual_size):
+            self.anchor()  # re-engage: Textual 8.2.8 may not (Textualize/textual#6677)
 
     def watch_virtual_size(self, old_value: Size, new_value: Size) -> None:
         # Textual's anchor keeps the end in view as content grows, without a frame of lag. But
@@ -266,7 +272,9 @@ class Transcript(VerticalScroll):
                 self.anchor(False)
             if self.scroll_y != 0:
                 self.scroll_to(y=0, animate=False, immediate=True)
-        elif self._following and not self.is_anchored:
+        elif self._following and (not self.is_anchored or self.scroll_y < self.max_scroll_y):
+            # Following, yet left behind: a scroll key pressed at the very bottom released
+            # Textual's anchor without moving, and nothing in 8.2.8 engages it again.
             self.anchor()
 
     def _overflows(self, virtual_size: Size) -> bool:

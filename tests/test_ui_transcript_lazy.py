@@ -1,0 +1,94 @@
+"""Frozen segments are rendered only when painted (issue 19's speed): off screen they get an
+estimated height, on screen always their real render and real height."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.console import Console
+from rich.markdown import Markdown as RichMarkdown
+
+from tests.ui_stream_helpers import TranscriptApp, full_speed, settle
+from tests.ui_transcript_helpers import chunks, sample_markdown
+from tui_agent.ui.widgets.frozen_markdown import FrozenMarkdown
+from tui_agent.ui.widgets.markdown_height import estimate_height
+from tui_agent.ui.widgets.segmented_markdown import finished_segments
+from tui_agent.ui.widgets.transcript import Transcript
+
+
+def _real_height(source: str, width: int) -> int:
+    console = Console(width=width, file=None, color_system=None)
+    segments = console.render(RichMarkdown(source, hyperlinks=False), console.options)
+    return sum(text.count("\n") for text, _, _ in segments)
+
+
+def test_the_estimate_is_close_to_the_real_height() -> None:
+    for seed in range(3):
+        for source in finished_segments(sample_markdown(40_000, seed)):
+            for width in (40, 76, 116):
+                real = _real_height(source, width)
+                assert abs(estimate_height(source, width) - real) <= max(2, real // 10)
+
+
+def _painted(widget: FrozenMarkdown) -> bool:
+    return widget.rendered_width == widget.content_size.width
+
+
+async def test_only_what_is_painted_is_rendered_and_it_gets_its_real_height() -> None:
+    text = sample_markdown(120_000, seed=4)
+    app = TranscriptApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        transcript = app.query_one(Transcript)
+        answer = transcript.start_assistant()
+        await full_speed(answer.append, chunks(text, 3_000), per_read=100)
+        answer.finish()
+        await settle(answer.body, pilot)
+        await pilot.pause()
+        frozen = list(answer.query(FrozenMarkdown))
+        assert len(frozen) > 10
+        painted = [widget for widget in frozen if _painted(widget)]
+        # Streamed past at full speed: the first segments never reached the screen.
+        assert not _painted(frozen[0]) and _painted(frozen[-1])
+        assert len(painted) < len(frozen) // 2
+        for widget in painted:
+            assert widget.size.height == len(widget.lines)
+        # Going through the answer page by page paints (and so renders) every segment, each
+        # at its real height, and the view still ends at the bottom.
+        await pilot.press("home")
+        for _ in range(400):
+            await pilot.pause()
+            if all(_painted(widget) for widget in frozen):
+                break
+            await pilot.press("pagedown")
+        await pilot.pause()
+        for widget in frozen:
+            assert _painted(widget)
+            assert widget.size.height == len(widget.lines)
+        await pilot.press("end")
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_page_down_onto_the_end_of_a_long_answer_keeps_the_app_running() -> None:
+    """Re-anchoring at the bottom from inside the scroll animation's step made Textual 8.2.8's
+    animator raise a KeyError that ended the app."""
+    app = TranscriptApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        transcript = app.query_one(Transcript)
+        answer = transcript.start_assistant()
+        answer.append(sample_markdown(30_000, seed=1))
+        answer.finish()
+        await settle(answer.body, pilot)
+        await pilot.press("home")
+        for _ in range(60):
+            await pilot.press("pagedown")
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y
+        answer = transcript.start_assistant()  # and it follows the next answer again
+        answer.append(sample_markdown(10_000, seed=2))
+        answer.finish()
+        await settle(answer.body, pilot)
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y
