@@ -150,36 +150,38 @@ class CallRunner:
             item = validate_call(self.registry, call)
             if isinstance(item, InvalidCall):
                 emit(CallInvalid(call.id, call.name, item.error))
-                self._decide(call, "invalid", "", "policy", item.error, None, emit)
-                self._finish(results, index, call, item.error, True, "invalid", emit)
+                self._decide(call, "invalid", digest="", by="policy", reason=item.error, emit=emit)
+                self._finish(results, index, call, item.error, "invalid", emit)
             else:
                 valid.append((index, item))
         approve_rest = False
         for position, (index, vc) in enumerate(valid, 1):
             if self.cancel_requested:
                 why = "the turn was cancelled"
-                self._decide(vc.call, "cancel", vc.digest, "user", why, None, emit)
-                self._finish(results, index, vc.call, CANCELLED, True, "cancelled", emit)
+                self._decide(vc.call, "cancel", digest=vc.digest, by="user", reason=why, emit=emit)
+                self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
                 continue
             size = len(vc.call.arguments.encode("utf-8", "surrogatepass"))
             if size > self.max_argument_bytes:
                 why = f"arguments of {size} bytes are too large to show in full; not offered"
-                self._decide(vc.call, "refused", vc.digest, "policy", why, None, emit)
-                self._finish(results, index, vc.call, f"refused: {why}", True, "denied", emit)
+                self._decide(
+                    vc.call, "refused", digest=vc.digest, by="policy", reason=why, emit=emit
+                )
+                self._finish(results, index, vc.call, f"refused: {why}", "denied", emit)
                 continue
             auto = self.policy.auto_approval(vc.spec.name, str(vc.spec.risk), vc.arguments)
             if auto is not None or approve_rest:
                 why = auto if auto is not None else "approved with the rest of this turn"
                 by = self._auto_by(vc, auto) if auto is not None else "user"
                 bound = bound_digest(vc.digest, sandbox := self._sandbox(vc, emit))
-                self._decide(vc.call, "approve", bound, by, why, None, emit)
+                self._decide(vc.call, "approve", digest=bound, by=by, reason=why, emit=emit)
                 approved.append(_Approved(index, vc, vc.digest, "", sandbox))
                 continue
             decided = await self._ask(vc, position, len(valid), emit)
             if decided is None:  # the user cancelled the turn
                 round_.asked_user = True
                 self.cancel_requested = True
-                self._finish(results, index, vc.call, CANCELLED, True, "cancelled", emit)
+                self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
                 continue
             decision, final = decided
             # Only a person's answer resets the auto-step count; an approval mode's never does.
@@ -187,7 +189,7 @@ class CallRunner:
             if decision.kind == "deny":
                 who = "denied by user" if decision.by == "user" else "denied by the approval mode"
                 text = who + (f": {decision.reason}" if decision.reason else "")
-                self._finish(results, index, vc.call, text, True, "denied", emit)
+                self._finish(results, index, vc.call, text, "denied", emit)
                 continue
             if decision.remember is not None:
                 await self._remember(decision, emit)
@@ -199,7 +201,7 @@ class CallRunner:
         for kept in approved:
             if kept.index not in results:
                 text = kept.note + CANCELLED
-                self._finish(results, kept.index, kept.call.call, text, True, "cancelled", emit)
+                self._finish(results, kept.index, kept.call.call, text, "cancelled", emit)
         round_.cancelled = self.cancel_requested
         round_.results = [results[i] for i in sorted(results)]
         return round_
@@ -262,7 +264,7 @@ class CallRunner:
                 self.gate.confirmed = second.kind == "approve"
                 decision = decision if self.gate.confirmed else second
             if decision.kind == "cancel":
-                self._decide(vc.call, "cancel", current.digest, "user", None, None, emit)
+                self._decide(vc.call, "cancel", digest=current.digest, by="user", emit=emit)
                 return None
             if decision.kind == "edit" and decision.edited_arguments is not None:
                 edited = validate_edited(self.registry, vc.call, decision.edited_arguments)
@@ -271,14 +273,21 @@ class CallRunner:
                     emit(CallInvalid(vc.call.id, vc.call.name, f"edited: {edited.error}"))
                     continue
                 bound = bound_digest(edited.digest, sandbox)  # what the edit runs under
-                self._decide(vc.call, "edit", bound, "user", None, edited.canonical, emit)
+                self._decide(
+                    vc.call, "edit", digest=bound, by="user", arguments=edited.canonical, emit=emit
+                )
                 return decision, edited
             self._decide(
-                vc.call, decision.kind, request.digest, decision.by, decision.reason, None, emit
+                vc.call,
+                decision.kind,
+                digest=request.digest,
+                by=decision.by,
+                reason=decision.reason,
+                emit=emit,
             )
             return decision, current
         why = "the edited arguments were invalid too many times"
-        self._decide(vc.call, "deny", vc.digest, "user", why, None, emit)
+        self._decide(vc.call, "deny", digest=vc.digest, by="user", reason=why, emit=emit)
         return Decision(kind="deny", reason=why), vc
 
     async def _decision(self, request: ApprovalRequest, emit: Emit) -> Decision:
@@ -304,12 +313,14 @@ class CallRunner:
         self,
         call: ToolCall,
         kind: DecisionKind,
+        *,
         digest: str,
         by: DecidedBy,
-        reason: str | None,
-        arguments: str | None,
         emit: Emit,
+        reason: str | None = None,
+        arguments: str | None = None,
     ) -> None:
+        """Record the decision, bound to ``digest``; tell the UI unless the call was invalid."""
         self.recorder.append(
             DecisionRecord(
                 ts=time.time(),
@@ -348,7 +359,7 @@ class CallRunner:
         current = self.gate.policy_for(vc.spec, self.context)
         why = self.gate.refusal(arguments_digest(vc.arguments), item.digest, item.sandbox, current)
         if why is not None:
-            self._finish(results, index, vc.call, note + why, True, "denied", emit)
+            self._finish(results, index, vc.call, note + why, "denied", emit)
             return
         bound = bound_digest(item.digest, item.sandbox)  # as the decision recorded it
         self.recorder.append(
@@ -367,16 +378,16 @@ class CallRunner:
             if _cancelled_from_outside() or not self.cancel_requested:
                 raise
             text = note + INTERRUPTED
-            self._finish(results, index, vc.call, text, True, "interrupted", emit)
+            self._finish(results, index, vc.call, text, "interrupted", emit)
             return
         except Exception as exc:  # a tool's bug is the call's failure, not the app's
             text = f"{note}tool failed: {type(exc).__name__}: {exc}"
-            self._finish(results, index, vc.call, text, True, "failed", emit)
+            self._finish(results, index, vc.call, text, "failed", emit)
             return
         finally:
             self._running.discard(task)
         status: CallStatus = "failed" if output.is_error else "done"
-        self._finish(results, index, vc.call, note + output.text, output.is_error, status, emit)
+        self._finish(results, index, vc.call, note + output.text, status, emit)
 
     def _finish(
         self,
@@ -384,10 +395,12 @@ class CallRunner:
         index: int,
         call: ToolCall,
         text: str,
-        is_error: bool,
         status: CallStatus,
         emit: Emit,
     ) -> None:
+        """The call's one result: recorded, told to the UI, kept for the model (an error unless
+        it is done)."""
+        is_error = status != "done"
         output = cap_output(text, self.output_cap)
         if self.fit_output is not None:
             output = self.fit_output(output)

@@ -81,7 +81,14 @@ async def rerun_unconfined(runner: CallRunner, call: ToolCall, emit: Emit) -> Re
         claims=vc.spec.claims,
     )
     decision = await runner._decision(request, emit)
-    runner._decide(again, decision.kind, request.digest, decision.by, decision.reason, None, emit)
+    runner._decide(
+        again,
+        decision.kind,
+        digest=request.digest,
+        by=decision.by,
+        reason=decision.reason,
+        emit=emit,
+    )
     if decision.kind != "approve":
         return None
     # What runs is what was approved: the same arguments, under the unconfined policy.
