@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..session.records import AssistantRecord, ToolResultRecord, UserRecord, WithdrawRecord
 from ..stream.turn import ToolCall
 
@@ -53,7 +53,8 @@ def messages_from_records(records: Iterable[Any]) -> tuple[list[Message], list[T
     for record in records:
         if isinstance(record, UserRecord):
             close_open_calls()
-            messages.append(UserMessage(record.text))
+            attached = (Attachment(a.path, a.text, a.truncated) for a in record.attachments)
+            messages.append(UserMessage(record.text, tuple(attached)))
         elif isinstance(record, WithdrawRecord):
             if messages and isinstance(messages[-1], UserMessage):
                 messages.pop()

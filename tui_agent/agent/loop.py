@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 import httpx
 
 from ..context.events import Compacted
-from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..providers import RequestSettings, ToolSchema, request_builder
 from ..session.records import (
     AssistantRecord,
+    AttachedFile,
     RawEvent,
     ToolCallRecord,
     TruncatedRecord,
@@ -89,14 +90,21 @@ class Agent:
 
     # -- what the user can do -------------------------------------------------------------
 
-    async def send(self, text: str) -> AsyncGenerator[AgentEvent, None]:
-        """Send a user message and run the loop until it needs the user again."""
+    async def send(
+        self, text: str, attachments: tuple[Attachment, ...] = ()
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """Send a user message (with the files attached to it: @path) and run the loop until it
+        needs the user again."""
         self.sent_anything = True
         if self.notes_for_model:  # an unconfined re-run's result (see rerun): with this message
             text = "\n\n".join([*self.notes_for_model, text])
             self.notes_for_model.clear()
-        self.messages.append(UserMessage(text))
-        self.recorder.append(UserRecord(ts=time.time(), text=text), sync=True)
+        self.messages.append(UserMessage(text, attachments))
+        attached = [
+            AttachedFile(path=a.path, text=a.text, truncated=a.truncated) for a in attachments
+        ]
+        record = UserRecord(ts=time.time(), text=text, attachments=attached)
+        self.recorder.append(record, sync=True)
         async with contextlib.aclosing(self._told(self._loop())) as events:
             async for event in events:
                 yield event

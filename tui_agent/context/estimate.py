@@ -29,7 +29,7 @@ def token_bytes(tokens: int) -> int:
 
 def estimate_message(message: Message) -> int:
     if isinstance(message, UserMessage):
-        return MESSAGE_OVERHEAD + estimate_tokens(message.text)
+        return MESSAGE_OVERHEAD + sum(estimate_tokens(block) for block in message.blocks())
     if isinstance(message, ToolResultMessage):
         return MESSAGE_OVERHEAD + estimate_tokens(message.output) + estimate_tokens(message.call_id)
     assert isinstance(message, AssistantMessage)

@@ -13,8 +13,27 @@ from ..stream.turn import ToolCall
 
 
 @dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file's text the person attached to a message (@path): sent as a text block of it."""
+
+    path: str  # relative to the workspace, '/'-separated
+    text: str
+    truncated: bool = False  # only the start of the file
+
+    def block(self) -> str:
+        path = self.path.replace("\\", "\\\\").replace('"', '\\"')
+        cut = ' truncated="true"' if self.truncated else ""
+        return f'<attached_file path="{path}"{cut}>\n{self.text}\n</attached_file>'
+
+
+@dataclass(frozen=True, slots=True)
 class UserMessage:
     text: str
+    attachments: tuple[Attachment, ...] = ()
+
+    def blocks(self) -> list[str]:
+        """The text blocks the model receives: the message, then each attached file."""
+        return [self.text, *(attachment.block() for attachment in self.attachments)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,9 +50,20 @@ class HeaderRecord(_Record):
     title: str | None = None
 
 
+class AttachedFile(BaseModel):
+    """A file's text attached to a user message (@path), as the model received it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    path: str  # relative to the workspace, '/'-separated
+    text: str
+    truncated: bool = False
+
+
 class UserRecord(_Record):
     type: Literal["user"] = "user"
     text: str
+    attachments: list[AttachedFile] = Field(default_factory=list)  # absent in older sessions
 
 
 class ToolCallRecord(BaseModel):

@@ -183,8 +183,12 @@ class TuiAgentApp(SafeApp):
         text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:
             return
+        from .mentions import show_attachments
+
+        attachments = self.prompt_tools.mentions.take_all()  # @files: chips above the box
         self.query_one(Transcript).add_user(text)
-        self._drive(self.host.agent.send(text))
+        show_attachments(self.query_one(Transcript), attachments)
+        self._drive(self.host.agent.send(text, attachments))
 
     @work(exclusive=True, group="agent")
     async def _drive(self, events: Any) -> None:

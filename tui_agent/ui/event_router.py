@@ -281,6 +281,10 @@ class EventRouter:
         for message in messages:
             if isinstance(message, UserMessage):
                 self.transcript.add_user(message.text)
+                if message.attachments:
+                    from .mentions import show_attachments
+
+                    show_attachments(self.transcript, message.attachments)
             elif isinstance(message, AssistantHistory):
                 if message.text:
                     self.transcript.add_answer(message.text)

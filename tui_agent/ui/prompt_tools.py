@@ -25,6 +25,9 @@ class PromptTools:
         self.app = app
         self.list = CompletionList(id="completions")
         self._closed_for: str | None = None  # Esc closed the list for this text
+        from .mentions import Mentions
+
+        self.mentions = Mentions(app)
 
     @property
     def prompt(self) -> PromptInput:
@@ -32,7 +35,7 @@ class PromptTools:
 
     async def attach(self) -> None:
         prompt = self.prompt
-        await prompt.parent.mount(self.list, before=prompt)  # type: ignore[union-attr]
+        await prompt.parent.mount(self.list, self.mentions.chips, before=prompt)  # type: ignore[union-attr]
         prompt.key_hook = self.key
         self.app.watch(prompt, "selection", lambda _: self.refresh(), init=False)
 
@@ -55,6 +58,8 @@ class PromptTools:
 
         cursor = self._cursor()
         found: list[Any] = suggestions(self.app, text, cursor)
+        if not found:
+            found = self.mentions.suggestions(text, cursor)
         self.list.show(found)
 
     def key(self, key: str) -> bool:
@@ -85,7 +90,10 @@ class PromptTools:
         document = self._document()
         start = document.get_location_from_index(chosen.start)
         end = document.get_location_from_index(chosen.end)
-        prompt.replace(chosen.value, start, end)
+        value = chosen.value
+        if getattr(chosen, "attach", None) is not None:
+            value = self.mentions.take(chosen)
+        prompt.replace(value, start, end)
         self.refresh()
 
 

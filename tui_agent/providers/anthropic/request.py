@@ -80,7 +80,7 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, UserMessage):
-            user_content().append({"type": "text", "text": message.text})
+            user_content().extend({"type": "text", "text": block} for block in message.blocks())
         elif isinstance(message, ToolResultMessage):
             content = user_content()
             # tool_result blocks must come first in their user message.

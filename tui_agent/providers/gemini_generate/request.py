@@ -61,7 +61,7 @@ def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, UserMessage):
-            user_parts().append({"text": message.text})
+            user_parts().extend({"text": block} for block in message.blocks())
         elif isinstance(message, AssistantMessage):
             synthetic |= {c.id for c in message.tool_calls if c.synthetic_id}
             parts = model_parts(message)

@@ -72,7 +72,8 @@ def _apply_delta(step: dict[str, Any], delta: dict[str, Any]) -> None:
 
 def _steps(message: Message) -> list[dict[str, Any]]:
     if isinstance(message, UserMessage):
-        return [{"type": "user_input", "content": [{"type": "text", "text": message.text}]}]
+        content = [{"type": "text", "text": block} for block in message.blocks()]
+        return [{"type": "user_input", "content": content}]
     if isinstance(message, AssistantMessage):
         return model_steps(message)
     assert isinstance(message, ToolResultMessage)

@@ -32,7 +32,10 @@ def build_request(
         wire.append({"role": "system", "content": settings.system})
     for message in messages:
         if isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": message.text})
+            content: str | list[dict[str, str]] = message.text
+            if message.attachments:
+                content = [{"type": "text", "text": block} for block in message.blocks()]
+            wire.append({"role": "user", "content": content})
         elif isinstance(message, AssistantMessage):
             wire.append(_assistant(message))
         elif isinstance(message, ToolResultMessage):

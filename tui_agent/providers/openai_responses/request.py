@@ -55,6 +55,9 @@ def output_items(message: AssistantMessage) -> list[dict[str, Any]]:
 
 def _input_item(message: Message) -> list[dict[str, Any]]:
     if isinstance(message, UserMessage):
+        if message.attachments:
+            blocks = [{"type": "input_text", "text": block} for block in message.blocks()]
+            return [{"role": "user", "content": blocks}]
         return [{"role": "user", "content": message.text}]
     if isinstance(message, AssistantMessage):
         return output_items(message)

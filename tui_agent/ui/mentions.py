@@ -1,0 +1,106 @@
+"""@file mentions in the message box: ``@`` then part of a path offers the workspace's files
+(``prompting/file_index``, built in the background when first needed, refreshed when older than
+10 s); taking one puts ``@path`` in the text and attaches the file's content as a chip
+(``prompting/attachments``: the read_file rules, the sandbox's denied paths, capped)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..conversation import Attachment
+from .widgets.attachment_chips import AttachmentChips
+from .widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from ..prompting.file_index import FileIndex
+    from .app import TuiAgentApp
+
+LIMIT = 50
+
+
+@dataclass(frozen=True)
+class MentionSuggestion:
+    value: str
+    label: str
+    description: str
+    start: int
+    end: int
+    attach: str  # the path to attach when taken
+
+
+def mention_at(text: str, cursor: int) -> tuple[int, int, str] | None:
+    """(start, end, query) of an ``@word`` the cursor is in or right after, else None."""
+    start = cursor
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    if start >= len(text) or text[start] != "@":
+        return None
+    end = cursor
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return start, end, text[start + 1 : cursor]
+
+
+class Mentions:
+    def __init__(self, app: TuiAgentApp) -> None:
+        self.app = app
+        self.chips = AttachmentChips(id="attachments")
+        self.index: FileIndex | None = None
+
+    def _index(self) -> FileIndex | None:
+        host = self.app.host
+        if host is None:
+            return None
+        if self.index is None or self.index.workspace != host.workspace:
+            from ..prompting.file_index import FileIndex
+            from ..session.paths import protected_dirs
+
+            self.index = FileIndex(host.workspace, leave_out=protected_dirs())
+            self.index.refresh()
+        return self.index
+
+    def suggestions(self, text: str, cursor: int) -> list[MentionSuggestion]:
+        found = mention_at(text, cursor)
+        index = self._index()
+        if found is None or index is None:
+            return []
+        start, end, query = found
+        if not index.ready.is_set():
+            self.app.set_timer(0.1, self.app.prompt_tools.refresh)
+            return []
+        return [
+            MentionSuggestion(f"@{path} ", path, "", start, end, path)
+            for path in index.search(query, LIMIT)
+        ]
+
+    def take(self, chosen: MentionSuggestion) -> str:
+        """Attach the chosen file; the text that replaces the ``@query``."""
+        if self.attach(chosen.attach) is None:
+            return self.app.query_one(PromptInput).text[chosen.start : chosen.end]
+        return chosen.value
+
+    def attach(self, path: str) -> Attachment | None:
+        from ..prompting.attachments import AttachError, read_attachment
+
+        host = self.app.host
+        if host is None:
+            return None
+        try:
+            attachment = read_attachment(path, host.agent.calls.context)
+        except AttachError as exc:
+            self.app.notify(f"not attached: {exc}", severity="warning", markup=False)
+            return None
+        self.chips.add(attachment)
+        return attachment
+
+    def take_all(self) -> tuple[Attachment, ...]:
+        return self.chips.take_all()
+
+
+def show_attachments(transcript: Any, attachments: tuple[Attachment, ...]) -> None:
+    """Under a message in the transcript: the files that went with it."""
+    from .widgets.attachment_chips import chip_label
+
+    for attachment in attachments:
+        transcript.add_notice(f"📎 attached {chip_label(attachment)}", "info")
