@@ -40,6 +40,8 @@ class TuiAgentApp(SafeApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("escape", "stop", "Stop", show=True),
+        # Not priority: a selection (message box, screen) is copied first; see interrupt.py.
+        Binding("ctrl+c", "interrupt", "Stop", show=False),
         Binding("f2", "toggle_calls", "Calls"),
         Binding("f3", "cycle_mode", "Approval mode"),
         Binding("ctrl+r", "retry", "Retry"),
@@ -208,6 +210,12 @@ class TuiAgentApp(SafeApp):
         if self.host is not None and self.busy:
             self.router.stopping = True
             self.host.agent.cancel()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C with nothing selected: stop the work, clear the box, or (twice) quit."""
+        from .interrupt import interrupt
+
+        interrupt(self)
 
     def action_retry(self) -> None:
         if self.host is None or self.busy:

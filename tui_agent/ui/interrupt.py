@@ -1,0 +1,47 @@
+"""Ctrl+C that means stop (when no text is selected: a selection is copied, as before).
+
+While the agent works (a stream, a running tool, a question waiting), it does what Esc does:
+the stream is stopped, the tool killed. Idle with text in the message box, it clears the box.
+Idle with the box empty, it says so, and a second Ctrl+C within ``QUIT_WINDOW_S`` quits the
+app the way Ctrl+Q does (the session closed, nothing left running).
+
+The app binds ``ctrl+c`` below the message box's and the screen's own copy bindings, which give
+way when nothing is selected; so this only ever sees a Ctrl+C that would not copy.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import TYPE_CHECKING
+
+from .widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from .app import TuiAgentApp
+
+QUIT_WINDOW_S = 2.0
+QUIT_HINT = "press Ctrl+C again to quit"
+_clock = time.monotonic  # (a test's to replace)
+_last_press: weakref.WeakKeyDictionary[TuiAgentApp, float] = weakref.WeakKeyDictionary()
+
+
+def interrupt(app: TuiAgentApp) -> None:
+    """One Ctrl+C that did not copy a selection."""
+    now = _clock()
+    if app.busy:
+        _last_press.pop(app, None)
+        app.action_stop()
+        return
+    prompts = app.screen.query(PromptInput)
+    if prompts and prompts.first().text:
+        _last_press.pop(app, None)
+        prompts.first().clear()
+        return
+    before = _last_press.get(app)
+    if before is not None and now - before <= QUIT_WINDOW_S:
+        _last_press.pop(app, None)
+        app.run_worker(app.action_quit(), group="quit", exclusive=True)
+        return
+    _last_press[app] = now
+    app.notify(QUIT_HINT, timeout=QUIT_WINDOW_S)
