@@ -5,18 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
-
-import pytest
 
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
 from .mcp_helpers import call_ops, server_table
 from .run_helpers import KEY, Home, final
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    return Home(tmp_path)
 
 
 def _offered(server: FakeProvider) -> list[str]:

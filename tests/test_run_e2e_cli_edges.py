@@ -13,17 +13,9 @@ import re
 import signal
 import subprocess
 import time
-from pathlib import Path
-
-import pytest
 
 from .fake_provider import FakeProvider, Hold, Reply, StallBeforeTerminal
 from .run_helpers import KEY, Home, final, finish
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    return Home(tmp_path)
 
 
 def _raw_run(home: Home, server: FakeProvider, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -5,9 +5,6 @@ watchdog, the drip and resets, are in tests/hostile/test_network_*.py.)"""
 from __future__ import annotations
 
 import socket
-from pathlib import Path
-
-import pytest
 
 from .fake_provider import (
     Drip,
@@ -19,11 +16,6 @@ from .fake_provider import (
 from .run_helpers import KEY, Home, final, write_call
 
 TARGET = "out.txt"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    return Home(tmp_path)
 
 
 def test_a_refused_request_is_not_retried(home: Home) -> None:

@@ -6,16 +6,10 @@ is proven in tests/hostile/test_secrets.py."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
 from .run_helpers import KEY, KEY_ENV, MODEL, Done, Home
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    return Home(tmp_path)
 
 
 def _run_cli(home: Home, *args: str, key: str | None = KEY) -> Done:

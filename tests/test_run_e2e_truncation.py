@@ -4,7 +4,6 @@ ends early (reset, error event, no terminal event) runs nothing and is not saved
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,11 +22,6 @@ from .run_helpers import KEY, Home, JsonLines, final, types, write_call
 PROTOCOLS = list(wire.BUILDERS)
 CONTENT = "A" * 400  # long enough that a cut lands inside the arguments
 TARGET = "made/by-the-model.txt"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    return Home(tmp_path)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -6,8 +6,6 @@ ran is checked on disk and what the model was told in the next request the serve
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from .agent_helpers import sent_results
@@ -20,7 +18,6 @@ from .ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     running,
     send,
     wait_for,
@@ -29,11 +26,6 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _write(call_id: str, name: str) -> tuple[str, str, dict[str, str]]:

@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
-
-import pytest
 
 from tui_agent.agent.calls import INTERRUPTED
 
@@ -20,7 +17,6 @@ from .ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     offset_of,
     running,
     send,
@@ -30,11 +26,6 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:

@@ -3,8 +3,6 @@ approves), F2 the calls panel, Ctrl+Y copies the last answer, Ctrl+P lists the c
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from rich.segment import Segment
 from textual.app import App
@@ -24,7 +22,6 @@ from .ui_app_helpers import (
     answer,
     call_ops,
     cards,
-    make_env,
     prompt_text,
     running,
     send,
@@ -37,6 +34,7 @@ PROTOCOL = "openai-chat"
 APP_COMMANDS = (
     "Approval mode: next",
     "Approval mode: ask",
+    "Approval mode: plan",
     "Approval mode: auto-read",
     "Approval mode: auto-all",
     "Approval: what is auto-approved",
@@ -48,11 +46,6 @@ APP_COMMANDS = (
     "Profile: demo",
     "Theme",
 )
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _plain(prompt: object) -> str:
@@ -86,6 +79,8 @@ async def test_f3_cycles_the_mode_and_auto_all_is_shown_in_warning_style(env: Ap
             assert app.host is not None
             plain = _segment_with(app, "ask")
             assert "approval: ask" in screen_text(app)
+            await pilot.press("f3")
+            assert str(app.host.policy.mode) == "plan"
             await pilot.press("f3")
             assert str(app.host.policy.mode) == "auto-read"
             assert "approval: auto read-only" in screen_text(app)
@@ -132,7 +127,7 @@ async def test_entering_auto_all_asks_and_typing_never_answers(
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             assert app.host is not None
-            await pilot.press("f3")  # auto-read: no question
+            await pilot.press("f3", "f3")  # plan, then auto-read: no question
             assert str(app.host.policy.mode) == "auto-read"
             # Typed on: the keys right after F3 (each within the arming delay of the one
             # before) decide nothing and type nothing.

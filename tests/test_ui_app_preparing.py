@@ -7,8 +7,6 @@ tool's name and the byte count, the argument text is nowhere on screen, and no p
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from . import wire
@@ -21,7 +19,6 @@ from .ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     offset_of,
     prompt_text,
     running,
@@ -34,11 +31,6 @@ from .wire import Op
 
 MARKER = "ZQXJ-secret-argument-text"
 PROTOCOLS = list(wire.BUILDERS)
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -5,9 +5,6 @@ The real app against the fake provider (see ui_app_helpers)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from textual.widgets import TextArea
 
 from tui_agent.ui.edited_arguments import edit_diff
@@ -21,7 +18,6 @@ from .ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     running,
     send,
     wait_for,
@@ -29,11 +25,6 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def test_the_diff_is_one_line_out_and_one_in_per_changed_value() -> None:

@@ -5,9 +5,6 @@ The real app against the fake provider (see ui_app_helpers)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from textual.widgets._toast import Toast
 
 from tui_agent.ui.screens.session_browser import SessionBrowser
@@ -16,15 +13,10 @@ from tui_agent.ui.widgets.status_bar import StatusBar
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider
-from .ui_app_helpers import KEY, SIZE, AppEnv, make_app, make_env, running, wait_for
+from .ui_app_helpers import KEY, SIZE, AppEnv, make_app, running, wait_for
 
 PROTOCOL = "openai-chat"
 PLACEHOLDER = "Message the model — Enter sends, Ctrl+J new line, Ctrl+P commands"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 async def test_the_empty_message_box_says_how_to_use_it(env: AppEnv) -> None:

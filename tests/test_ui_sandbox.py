@@ -7,10 +7,6 @@ The real app against the fake provider (the real wire format over a socket), rea
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tui_agent.sandbox.binding import bound_digest
 from tui_agent.sandbox.policy import SandboxMode
 from tui_agent.tools.arguments import arguments_digest
@@ -29,7 +25,6 @@ from .ui_app_helpers import (
     answer,
     armed_prompt,
     call_ops,
-    make_env,
     running,
     send,
     sent_texts,
@@ -39,11 +34,6 @@ from .ui_app_helpers import (
 
 PROTOCOL = "openai-chat"
 CALL = ("call_S", "run_command", {"command": "echo made > out.txt"})
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _line(prompt: ApprovalPrompt) -> SandboxLine:

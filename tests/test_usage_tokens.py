@@ -4,7 +4,6 @@ is right after a turn, after resuming the session and after switching to another
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +23,6 @@ from .ui_app_helpers import (
     AppEnv,
     answer,
     make_app,
-    make_env,
     running,
     send,
     wait_for,
@@ -88,11 +86,6 @@ def test_merge_is_by_field_later_wins_nested_merged_null_keeps() -> None:
 )
 def test_tokens_used(usage: dict[str, object] | None, tokens: int) -> None:
     assert tokens_used(usage) == tokens
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _tokens(app: TuiAgentApp) -> int:

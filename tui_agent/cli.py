@@ -147,11 +147,12 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, name, None)
     if not hasattr(args, "debug"):
         args.debug = False
-    if getattr(args, "sandbox", None):
+    if getattr(args, "sandbox", None) or "tui_agent.agent.sandbox_choice" in sys.modules:
         from .agent.sandbox_choice import set_cli_mode
         from .sandbox.policy import SandboxMode
 
-        set_cli_mode(SandboxMode(args.sandbox))
+        # Also unset: an in-process caller's (a test's) earlier --sandbox must not stay behind.
+        set_cli_mode(SandboxMode(args.sandbox) if getattr(args, "sandbox", None) else None)
     if args.command == "parse":
         from .commands import parse
 

@@ -49,7 +49,6 @@ from ..ui_app_helpers import KEY as APP_KEY
 from ..ui_app_helpers import (
     AppEnv,
     cards,
-    make_env,
     offset_of,
     prompt_text,
     running,
@@ -72,11 +71,6 @@ DRIP_IDLE_S = 0.25
 DRIP_DEADLINE_S = 0.75
 MESSAGE = "please write made.txt"
 _LIVE = (WorkerState.PENDING, WorkerState.RUNNING)
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _inside_arguments(protocol: str, ops: list[Any]) -> int:

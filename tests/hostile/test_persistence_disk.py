@@ -34,7 +34,6 @@ from ..ui_app_helpers import KEY as UI_KEY
 from ..ui_app_helpers import (
     AppEnv,
     answer,
-    make_env,
     running,
     send,
     wait_for,
@@ -297,11 +296,6 @@ def test_a_data_dir_under_a_file_does_not_stop_a_session(tmp_path: Path) -> None
 
 
 # -- the TUI: the warning is on screen, and the conversation goes on in memory ------------------
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _shown_warnings(app: Any) -> list[Notice]:

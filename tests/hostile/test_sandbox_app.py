@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 
-import pytest
 from textual import events
 
 from tui_agent.agent.calls import INTERRUPTED
@@ -22,7 +20,6 @@ from ..ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     running,
     send,
     wait_for,
@@ -34,11 +31,6 @@ PROTOCOL = "openai-chat"
 CHILDREN = 50
 # 50 sleeping children, then an endless flood of output on stdout.
 FLOOD = f"for i in $(seq {CHILDREN}); do sleep 60 & done; yes 'flooding the pipe'"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 async def test_the_app_stays_responsive_while_a_command_floods_and_esc_kills_the_group(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 
 import pytest
 from textual import events
@@ -32,7 +31,6 @@ from ..ui_app_helpers import (
     answer,
     call_ops,
     cards,
-    make_env,
     prompt_text,
     running,
     wait_for,
@@ -45,11 +43,6 @@ PROTOCOL = "openai-chat"
 PHRASE = "Any tent type repo "
 CALL = ("call_R", "run_command", {"command": "touch out.txt"})
 WAITING = "keep typing — press Tab to answer, or pause 1 s"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 _NAMED = {" ": ("space", " "), "\n": ("enter", "\r"), "tab": ("tab", "\t")}

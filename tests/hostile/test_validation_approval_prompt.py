@@ -11,9 +11,7 @@ import asyncio
 import hashlib
 import itertools
 import json
-from pathlib import Path
 
-import pytest
 from textual import events
 from textual.app import App
 from textual.widgets import TextArea
@@ -34,7 +32,6 @@ from ..ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     prompt_text,
     running,
     send,
@@ -61,11 +58,6 @@ required = true
 type = "string"
 required = true
 """
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def _write(call_id: str, name: str) -> tuple[str, str, dict[str, str]]:

@@ -1,0 +1,29 @@
+"""Fixtures many test files share. A file that needs more defines its own fixture of the same
+name, which wins over these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from .run_helpers import Home
+    from .ui_app_helpers import AppEnv
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    """Folders and environment of their own for an app under Pilot (config, data, workspace)."""
+    from .ui_app_helpers import make_env  # imported here: it pulls in Textual and the app
+
+    return make_env(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    """Folders and environment of their own for ``tui-agent run`` as a subprocess."""
+    from .run_helpers import Home
+
+    return Home(tmp_path)
