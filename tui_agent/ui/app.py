@@ -53,6 +53,8 @@ class TuiAgentApp(SafeApp):
         Binding("f8", "compact_retry", "Compact", show=False),
         Binding("f5", "rewind", "Rewind", show=False),
         Binding("f6", "rerun_unconfined", "Re-run unconfined", show=False, priority=True),
+        Binding("ctrl+g", "external_editor", "Editor", show=False),
+        Binding("alt+r", "search_history", "History", show=False, priority=True),
     ]
 
     def __init__(
@@ -216,6 +218,18 @@ class TuiAgentApp(SafeApp):
         from .interrupt import interrupt
 
         interrupt(self)
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the message in $VISUAL or $EDITOR."""
+        from .prompt_keys import edit_in_editor
+
+        edit_in_editor(self)
+
+    def action_search_history(self) -> None:
+        """Alt+R: search your earlier messages of this workspace."""
+        from .prompt_keys import search_history
+
+        search_history(self)
 
     def action_retry(self) -> None:
         if self.host is None or self.busy:

@@ -14,8 +14,6 @@ from typing import Any
 
 from .slash_commands import SlashCommand
 
-MODES = ("ask", "auto-read", "auto-all")
-
 
 def _host(app: Any) -> Any:
     if app.host is None:
@@ -53,13 +51,16 @@ def _models(app: Any, typed: str) -> Iterator[tuple[str, str]]:
 
 
 def _modes(app: Any, typed: str) -> Iterator[tuple[str, str]]:
+    from .app import MODES
+
     descriptions = {
         "ask": "ask before every call",
+        "plan": "only read tools: the model plans",
         "auto-read": "approve read-only tools by themselves",
         "auto-all": "approve every call (asks first)",
     }
     for mode in MODES:
-        yield mode, descriptions[mode]
+        yield mode, descriptions.get(mode, "approval mode")
 
 
 def _themes(app: Any, typed: str) -> Iterator[tuple[str, str]]:
@@ -100,12 +101,14 @@ def _profile(app: Any, arguments: str) -> None:
 
 
 def _mode(app: Any, arguments: str) -> None:
+    from .app import MODES
+
     if not arguments:
         app.action_cycle_mode()
     elif arguments in MODES:
         app.set_approval_mode(arguments)
     else:
-        app.notify(f"no approval mode {arguments!r}: ask, auto-read or auto-all", markup=False)
+        app.notify(f"no approval mode {arguments!r}: {', '.join(MODES)}", markup=False)
 
 
 def _compact(app: Any, arguments: str) -> None:
@@ -256,6 +259,8 @@ BUILTINS: list[SlashCommand] = [
     SlashCommand(
         "copy-code", "copy the last answer's last code block (Ctrl+K)", _plain("copy_code")
     ),
+    SlashCommand("history", "search your earlier messages in this workspace (Alt+R)", _history),
+    SlashCommand("editor", "edit the message in $VISUAL or $EDITOR (Ctrl+G)", _editor),
     SlashCommand(
         "trust-templates", "show this workspace's prompt templates and trust them", _trust_templates
     ),
