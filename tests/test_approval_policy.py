@@ -70,7 +70,7 @@ def test_mode_can_be_switched_and_rules_revoked() -> None:
 
 
 def test_mode_values_are_the_config_spelling() -> None:
-    assert [str(mode) for mode in ApprovalMode] == ["ask", "auto-read", "auto-all"]
+    assert [str(mode) for mode in ApprovalMode] == ["ask", "auto-read", "auto-all", "plan"]
 
 
 def test_decision_helpers() -> None:

@@ -55,5 +55,5 @@ async def test_rules_screen_revokes_and_saves(
         await pilot.pause()
         assert not isinstance(app.screen, ApprovalRulesScreen)
         await pilot.press("f3")
-        await pilot.press("f3")
-        assert str(app.host.policy.mode) == "auto-all"
+        await pilot.press("f3")  # plan, then auto-read (AUTO-ALL would ask first)
+        assert str(app.host.policy.mode) == "auto-read"

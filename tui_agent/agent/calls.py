@@ -162,12 +162,14 @@ class CallRunner:
                 self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
                 continue
             size = len(vc.call.arguments.encode("utf-8", "surrogatepass"))
+            refused = self.policy.refusal(str(vc.spec.risk))  # plan mode: see approval/plan.py
             if size > self.max_argument_bytes:
-                why = f"arguments of {size} bytes are too large to show in full; not offered"
+                refused = f"arguments of {size} bytes are too large to show in full; not offered"
+            if refused is not None:
                 self._decide(
-                    vc.call, "refused", digest=vc.digest, by="policy", reason=why, emit=emit
+                    vc.call, "refused", digest=vc.digest, by="policy", reason=refused, emit=emit
                 )
-                self._finish(results, index, vc.call, f"refused: {why}", "denied", emit)
+                self._finish(results, index, vc.call, f"refused: {refused}", "denied", emit)
                 continue
             auto = self.policy.auto_approval(vc.spec.name, str(vc.spec.risk), vc.arguments)
             if auto is not None or approve_rest:

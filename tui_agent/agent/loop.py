@@ -17,10 +17,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx
 
+from ..approval import plan
 from ..context.events import Compacted
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..providers import RequestSettings, ToolSchema, request_builder
@@ -274,8 +275,9 @@ class Agent:
 
     async def _stream(self) -> AsyncGenerator[AgentEvent | Turn | TruncatedTurn, None]:
         build = request_builder(self.protocol)
-        self._tool_list.before_request(self.recorder, self.tools)
-        request = build(self.context.view(self.messages), self.tools, self.request)
+        tools, settings = self._offered()
+        self._tool_list.before_request(self.recorder, tools)
+        request = build(self.context.view(self.messages), tools, settings)
         queue: asyncio.Queue[list[Progress] | RetryWait | None] = asyncio.Queue()
         raw: list[RawEvent] = []
         text: list[str] = []
@@ -323,6 +325,21 @@ class Agent:
                     await task
         self._keep(result, raw)
         yield result
+
+    def _offered(self) -> tuple[list[ToolSchema], RequestSettings]:
+        """The tools and settings of the next request: in plan mode, reads and the plan note."""
+        mode, registry = self.calls.policy.mode, self.calls.registry
+        if not plan.planning(mode):
+            return self.tools, self.request
+
+        def risk(name: str) -> str | None:
+            spec = registry.get(name)
+            return str(spec.risk) if spec is not None else None
+
+        tools = plan.offered(mode, self.tools, lambda tool: tool.name, risk)
+        return tools, replace(
+            self.request, system=plan.system_prompt(mode, self.request.system or "")
+        )
 
     def _keep(self, result: TurnResult, raw: list[RawEvent]) -> None:
         """A complete turn joins the conversation; a truncated one leaves only a diagnostic."""

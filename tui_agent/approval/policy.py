@@ -17,6 +17,7 @@ class ApprovalMode(StrEnum):
     ASK = "ask"
     AUTO_READ = "auto-read"
     AUTO_ALL = "auto-all"
+    PLAN = "plan"  # only read-risk tools are offered and run: see plan.py
 
 
 class ApprovalPolicy:
@@ -33,7 +34,15 @@ class ApprovalPolicy:
         """
         if self.mode is ApprovalMode.AUTO_ALL:
             return "auto-approve all"
+        if self.mode is ApprovalMode.PLAN:  # anything else is refused before it is asked
+            return "read-only tool in plan mode" if risk == READ_RISK else None
         if self.mode is ApprovalMode.AUTO_READ and risk == READ_RISK:
             return "read-only tool in auto-read mode"
         rule = self.rules.matching(tool_name, arguments)
         return rule.describe() if rule is not None else None
+
+    def refusal(self, risk: str) -> str | None:
+        """Why a call of ``risk`` is refused without asking (plan mode); None: it is not."""
+        from .plan import refusal
+
+        return refusal(self.mode, risk)

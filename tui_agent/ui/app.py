@@ -29,7 +29,7 @@ from .widgets.transcript import Transcript
 if TYPE_CHECKING:
     from ..agent.host import SessionHost
 
-MODES = ("ask", "auto-read", "auto-all")
+MODES = ("ask", "plan", "auto-read", "auto-all")  # F3's cycle; plan: see approval/plan.py
 
 
 class TuiAgentApp(SafeApp):
@@ -123,6 +123,7 @@ class TuiAgentApp(SafeApp):
         from ..config import ConfigError
         from ..logs import setup_logging
         from ..session import SessionError
+        from . import plan_view  # noqa: F401  (registers /plan)
         from .approver import UIApprover
         from .event_router import EventRouter
         from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
@@ -399,7 +400,9 @@ class TuiAgentApp(SafeApp):
 
         yield from super().get_system_commands(screen)
         yield SystemCommand(
-            "Approval mode: next", "Cycle ask / auto read-only / auto all", self.action_cycle_mode
+            "Approval mode: next",
+            "Cycle ask / plan / auto read-only / auto all",
+            self.action_cycle_mode,
         )
         yield SystemCommand(
             "Calls panel", "Show or hide this session's tool calls", self.action_toggle_calls

@@ -22,6 +22,7 @@ _MODES = {
     "ask": "ask for every call",
     "auto-read": "read-only tools run without asking",
     "auto-all": "EVERY call runs without asking",
+    "plan": "planning: read-only tools run, every other call is refused",
 }
 
 

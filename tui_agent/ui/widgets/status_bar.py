@@ -44,6 +44,8 @@ class StatusBar(Static):
             text.append("AUTO-ALL", style="bold reverse yellow")
         elif self.mode == "auto-read":
             text.append("auto read-only", style="yellow")
+        elif self.mode == "plan":
+            text.append("PLAN", style="bold reverse cyan")
         else:
             text.append("ask", style="green")
         if self.sandbox:

@@ -1,0 +1,33 @@
+"""Plan mode in the app: /plan turns it on, and off again back to the mode it replaced.
+
+F3 reaches it too (ask → plan → auto-read → AUTO-ALL), and the palette's "Approval mode: plan";
+the status line says PLAN. What it does to requests and calls: tui_agent/approval/plan.py.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .slash_commands import register
+
+if TYPE_CHECKING:
+    from .app import TuiAgentApp
+
+_before: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def toggle_plan(app: TuiAgentApp, arguments: str = "") -> None:
+    """/plan: plan mode on; when it is on, back to the mode before it (AUTO-ALL asks again)."""
+    if app.host is None:
+        app.notify("still starting", severity="warning")
+        return
+    current = str(app.host.policy.mode)
+    if current == "plan":
+        app.set_approval_mode(_before.pop(app, "ask"))
+        return
+    _before[app] = current
+    app.set_approval_mode("plan")
+
+
+register("plan", "plan mode on or off: the model may only read, and plans", toggle_plan)
