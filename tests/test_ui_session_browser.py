@@ -245,8 +245,10 @@ async def test_delete_asks_and_n_keeps_y_deletes(cli: Cli) -> None:
     async with app().run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, 2)
         await highlight(pilot, browser, victim)
+        await armed(pilot, browser)  # d is a decision too: only once the browser is armed
         await pilot.press("d")
         question = browser.query_one(Question)
+        await wait_for(pilot, lambda: question.has_class("-shown"), "the question")
         assert question.has_class("-shown")
         assert "Delete session " + victim in str(question.render())
         await pilot.press("n")  # pressed at once: decides nothing, the question stays
