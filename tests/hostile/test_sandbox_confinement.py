@@ -111,6 +111,49 @@ async def test_each_denied_path_is_unreadable_and_the_rest_readable(
     assert "plain notes" in out.text and "fine to read" in out.text
 
 
+async def test_denied_folders_inside_the_workspace_are_neither_read_nor_written(
+    ctx: ToolContext,
+) -> None:
+    """The workspace is granted around a denied folder in it, never over it (home as the
+    workspace, with ``~/.ssh`` and the app's data folder in it)."""
+    ws = ctx.workspace
+    (ws / ".ssh").mkdir()
+    (ws / ".ssh" / "id_ed25519").write_text("WS PRIVATE KEY\n")
+    app_dir = ws / ".local" / "share" / "tui-agent"
+    app_dir.mkdir(parents=True)
+    (app_dir / "sessions.jsonl").write_text("APP-SESSION-RECORD\n")
+    (ws / "notes.txt").write_text("plain notes\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "main.py").write_text("print(1)\n")
+    ctx = replace(
+        ctx,
+        protected=(app_dir,),
+        sandbox=replace(ctx.sandbox, denied=(*ctx.sandbox.denied, str(ws / ".ssh"))),
+    )
+    for path in (ws / ".ssh" / "id_ed25519", app_dir / "sessions.jsonl"):
+        out = await run(ctx, f"cat {path}")
+        assert out.is_error and "Permission denied" in out.text, (path, out.text)
+        assert path.read_text().strip() not in out.text
+        out = await run(ctx, f"echo x >> {path}")
+        assert out.is_error and "Permission denied" in out.text, (path, out.text)
+        out = await run(ctx, f"echo x > {path.parent}/new.txt")
+        assert out.is_error, (path, out.text)
+        assert not (path.parent / "new.txt").exists()
+    assert (ws / ".ssh" / "id_ed25519").read_text() == "WS PRIVATE KEY\n"
+    assert (app_dir / "sessions.jsonl").read_text() == "APP-SESSION-RECORD\n"
+    out = await run(
+        ctx,
+        "cat notes.txt src/main.py && echo more >> notes.txt && echo new > src/new.py "
+        "&& mkdir -p src/pkg && echo p > src/pkg/p.py && rm src/main.py && echo ok",
+    )
+    assert not out.is_error, out.text
+    assert "plain notes" in out.text and "print(1)" in out.text
+    assert (ws / "notes.txt").read_text() == "plain notes\nmore\n"
+    assert (ws / "src" / "new.py").read_text() == "new\n"
+    assert (ws / "src" / "pkg" / "p.py").read_text() == "p\n"
+    assert not (ws / "src" / "main.py").exists()
+
+
 @contextlib.contextmanager
 def loopback_server() -> Iterator[int]:
     server = socket.socket()

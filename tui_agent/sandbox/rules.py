@@ -7,6 +7,14 @@ right on ``/``), so the names inside a denied folder show, never its files. ``/d
 granted whole: as root, reading a disk device would read every file; only the harmless devices
 are. Entries created after the command started in a partly granted folder are not readable.
 
+The same holds for writes: a folder granted for writing (the workspace) that holds a denied path
+(the workspace is home and ``~/.ssh`` is denied, or the app's data folder lies in it) is not
+granted whole but entry by entry beside the denied path, down to its parent. Landlock cannot
+grant a folder without everything beneath it, so those folders on the way (the workspace itself
+among them) get no right of their own: a command can read and write what was there when it
+started, and create, remove and rename within the entries granted, but cannot create, remove or
+rename an entry directly in them (a new file at the top of such a workspace is refused).
+
 The rules are computed in the app (listing folders), and applied in the child.
 """
 
@@ -35,17 +43,30 @@ def policy_rules(
 ) -> list[Rule]:
     """Every rule a confined command gets. ``writable``: the workspace (unless read-only) and
     the private temporary folder; ``denied``: real paths (see ``policy.denied_real_paths``);
-    ``readable``: folders granted even inside a denied one (the demo workspace)."""
+    ``readable``: folders granted even inside a denied one (the demo workspace). A writable or
+    readable folder that holds a denied path is granted around it, never over it."""
+    refused = frozenset(denied)
     rules = [Rule("/", ll.READ_DIR, True)]
-    _grant_reads("/", frozenset(denied), rules)
-    rules += [Rule(folder, _READ, True) for folder in readable if folder not in writable]
+    _grant_beside("/", refused, _READ, rules)
+    for folder in readable:
+        if folder not in writable:
+            _grant(folder, refused, _READ, rules)
     rules += [Rule(device, _READ | ll.IOCTL_DEV, False) for device in READ_DEVICES]
     rules += [Rule(d, ll.WRITE_FILE | ll.TRUNCATE | ll.IOCTL_DEV, False) for d in WRITE_DEVICES]
-    rules += [Rule(folder, ll.WRITE_RIGHTS | _READ, True) for folder in writable]
+    for folder in writable:
+        _grant(folder, refused, ll.WRITE_RIGHTS | _READ, rules)
     return rules
 
 
-def _grant_reads(folder: str, denied: frozenset[str], rules: list[Rule]) -> None:
+def _grant(folder: str, denied: frozenset[str], rights: int, rules: list[Rule]) -> None:
+    """``folder`` whole, or entry by entry around the denied paths beneath it."""
+    if any(path.startswith(folder.rstrip("/") + "/") for path in denied):
+        _grant_beside(folder, denied, rights, rules)
+    else:
+        rules.append(Rule(folder, rights, True))
+
+
+def _grant_beside(folder: str, denied: frozenset[str], rights: int, rules: list[Rule]) -> None:
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -62,6 +83,6 @@ def _grant_reads(folder: str, denied: frozenset[str], rules: list[Rule]) -> None
             continue  # its target is granted (or not) where it really is
         is_dir = stat.S_ISDIR(mode)
         if is_dir and any(d.startswith(path + "/") for d in denied):
-            _grant_reads(path, denied, rules)
+            _grant_beside(path, denied, rights, rules)
             continue
-        rules.append(Rule(path, _READ if is_dir else ll.EXECUTE | ll.READ_FILE, is_dir))
+        rules.append(Rule(path, rights if is_dir else rights & ll.FILE_RIGHTS, is_dir))
