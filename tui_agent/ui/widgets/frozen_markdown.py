@@ -118,14 +118,13 @@ def _with_offsets(segments: Iterable[Segment]) -> tuple[list[Segment], list[str]
 class FrozenMarkdown(Static):
     """Markdown ``source`` (already made safe by the caller), rendered once."""
 
+    # The blank line between two segments is the later one's margin, set by a class
+    # (SegmentedMarkdown's -follows), not ":last-child": Textual 8.2.8 applies the styles of
+    # every child with a positional rule again at each mount, O(segments) per freeze.
     DEFAULT_CSS = """
     FrozenMarkdown {
         height: auto;
         padding: 0 2;
-        margin-bottom: 1;
-    }
-    FrozenMarkdown:last-child {
-        margin-bottom: 0;
     }
     """
 

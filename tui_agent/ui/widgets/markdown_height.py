@@ -8,15 +8,16 @@ a page key goes); what is painted is always the real render, and the height is c
 
 No Textual here, and no rich: one pass over the source lines, modelling rich 13-15's layout
 roughly: a blank line between blocks, paragraphs joined and word-wrapped, list items indented
-by 3, code blocks word-wrapped 2 narrower between a padding line above and below, a table's
-rows plus its borders. Links render as "text (url)" (hyperlinks off), about their source length.
+by 2 (frozen_markdown's bullets), code blocks word-wrapped 2 narrower between a padding line
+above and below, a table's rows plus its borders. Links render as "text (url)" (hyperlinks
+off), about their source length.
 """
 
 from __future__ import annotations
 
 import re
 
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|(\d{1,9})[.)])[ \t]+")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _RULE = re.compile(r"[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _MARKUP = re.compile(r"\*\*|__|`")
@@ -89,7 +90,8 @@ def estimate_height(source: str, width: int) -> int:
             if not in_list:
                 start_block()
             in_list = True
-            indent = 3
+            number = item.group(1)
+            indent = 2 if number is None else len(number) + 2  # "• " or "12. "
             paragraph = len(_MARKUP.sub("", line[item.end() :])) or 1
             continue
         stripped = line.lstrip()

@@ -78,6 +78,9 @@ class SegmentedMarkdown(Vertical):
     SegmentedMarkdown > Vertical {
         height: auto;
     }
+    SegmentedMarkdown > Vertical > .-follows {
+        margin-top: 1;
+    }
     SegmentedMarkdown > Markdown {
         margin: 0;
     }
@@ -187,11 +190,17 @@ class SegmentedMarkdown(Vertical):
         """The widget for a finished segment."""
         return FrozenMarkdown(display)
 
+    def _frozen_widget(self, display: str, index: int) -> Widget:
+        widget = self.make_frozen(display)
+        if index:
+            widget.add_class("-follows")  # a blank line above, as between markdown blocks
+        return widget
+
     def compose(self) -> ComposeResult:
         with self._frozen:
             if self._restored:
-                for display in self.segments():
-                    yield self.make_frozen(display)
+                for index, display in enumerate(self.segments()):
+                    yield self._frozen_widget(display, index)
 
     def on_mount(self) -> None:
         if not self._restored:
@@ -257,7 +266,8 @@ class SegmentedMarkdown(Vertical):
     async def _freeze(self, work: _Freeze) -> None:
         with self.app.batch_update():
             if work.display.strip():
-                await self._frozen.mount(self.make_frozen(work.display))
+                index = len(self._frozen.children)
+                await self._frozen.mount(self._frozen_widget(work.display, index))
             self._shown = work.index + 1
             live, self._live = self._live, None
             if live is not None:
