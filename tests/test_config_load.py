@@ -147,7 +147,7 @@ def test_wrong_types_are_named(tmp_path: Path) -> None:
 
 def test_bad_approval_mode(tmp_path: Path) -> None:
     message = problems(tmp_path, '[approval]\nmode = "yolo"\n')
-    assert "approval.mode: Input should be 'ask', 'auto-read' or 'auto-all'" in message
+    assert "approval.mode: Input should be 'ask', 'auto-read', 'auto-all' or 'plan'" in message
 
 
 def test_run_command_cannot_be_an_allowed_tool(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ tools/user_defined.py validates it).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -120,6 +120,9 @@ class Settings(BaseModel):
     context_window: int | None = Field(default=None, gt=0)
     compact_at: float = Field(default=0.85, ge=0, lt=1, strict=False)  # of the window; 0: off
     compact_prompt: str | None = None  # None: the built-in compaction prompt
+    # When you are needed and the terminal is not focused: the bell and a desktop notification
+    # ("desktop"), the bell only ("bell"), or nothing ("off"). See tui_agent/ui/notify.py.
+    notify: Literal["off", "bell", "desktop"] = "desktop"
 
 
 class ApprovalConfig(BaseModel):

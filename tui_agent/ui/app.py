@@ -42,6 +42,7 @@ class TuiAgentApp(SafeApp):
         Binding("escape", "stop", "Stop", show=True),
         # Not priority: a selection (message box, screen) is copied first; see interrupt.py.
         Binding("ctrl+c", "interrupt", "Stop", show=False),
+        Binding("alt+up", "focus_queue", "Queued", show=False),
         Binding("f2", "toggle_calls", "Calls"),
         Binding("f3", "cycle_mode", "Approval mode"),
         Binding("ctrl+r", "retry", "Retry"),
@@ -179,9 +180,9 @@ class TuiAgentApp(SafeApp):
             )
             self.query_one(PromptInput).restore(message.text)
             return
-        if self.busy:
-            self.notify("the agent is busy: Esc stops it", severity="warning")
-            self.query_one(PromptInput).restore(message.text)
+        from .message_queue import queued
+
+        if queued(self, message.text):  # the agent is busy: sent when it waits for you
             return
         from .slash_commands import run_slash
 
@@ -199,13 +200,18 @@ class TuiAgentApp(SafeApp):
     async def _drive(self, events: Any) -> None:
         self.busy = True
         status = self.query_one(StatusBar)  # not in `finally`: the app may be gone by then
+        from .turn_end import TurnEnd
+
+        end = TurnEnd(self)  # the person is told, the next queued message sent
         try:
             async for event in events:
                 self.router.handle(event)
+                end.saw(event)
         finally:
             self.router.flush()
             self.busy = False
             status.connection = "ready"
+        end.ended()
 
     def action_stop(self) -> None:
         """Esc: stop the stream (the turn is discarded, the message goes back to the input), or
@@ -213,6 +219,12 @@ class TuiAgentApp(SafeApp):
         if self.host is not None and self.busy:
             self.router.stopping = True
             self.host.agent.cancel()
+
+    def action_focus_queue(self) -> None:
+        """Alt+Up: to the messages queued while the agent works (edit, remove)."""
+        from .message_queue import focus_queue
+
+        focus_queue(self)
 
     def action_interrupt(self) -> None:
         """Ctrl+C with nothing selected: stop the work, clear the box, or (twice) quit."""

@@ -27,6 +27,9 @@ class UIApprover:
         # The prompt takes focus itself, once the person is not typing (see its module).
         await bottom.mount(prompt, before=0)
         self.app.query_one("#transcript").scroll_end(animate=False)
+        from .notify import notify_person
+
+        notify_person(self.app, f"approval needed: {request.tool_name}")  # the name, no values
         try:
             return await future
         finally:

@@ -1,0 +1,83 @@
+"""Tell the person they are needed: an approval is waiting, or the agent is done.
+
+Only while the terminal window is not focused (terminal focus reporting: Textual turns it on
+and keeps ``app.app_focus``; a terminal that never reports focus is always focused, and
+nothing is sent). ``[settings] notify``: ``"desktop"`` (the default) rings the bell and sends a
+desktop notification, ``"bell"`` only rings, ``"off"`` sends nothing.
+
+The desktop notification is OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty, Ghostty...), or
+OSC 777 ``notify`` where that is the terminal's form (VTE terminals such as GNOME Terminal,
+foot, urxvt). Inside tmux ($TMUX set) it is wrapped in tmux's DCS passthrough (every ESC
+doubled), which tmux passes on with ``set -g allow-passthrough on``; the bell goes as it is.
+
+The text is ours, never the model's: a fixed phrase and at most a tool's name, reduced to
+printable ASCII without ``;`` and capped, so it can neither end the sequence nor carry an
+argument value.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal
+
+from .sanitize import visible_line
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+NotifySetting = Literal["off", "bell", "desktop"]
+BEL = "\x07"
+ESC = "\x1b"
+TITLE = "tui-agent"
+MAX_TEXT = 80
+_UNSAFE = re.compile(r"[^\x20-\x7e]|;")
+
+
+def clean(text: str) -> str:
+    """``text`` as printable ASCII without ``;`` (escapes made visible first), capped."""
+    text = _UNSAFE.sub("?", visible_line(text))
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def desktop_form(environ: Mapping[str, str]) -> Literal["9", "777"]:
+    """Which notification escape the terminal understands, from its environment."""
+    term = environ.get("TERM", "")
+    if environ.get("VTE_VERSION") or term.startswith(("foot", "rxvt")):
+        return "777"
+    return "9"
+
+
+def desktop_sequence(text: str, environ: Mapping[str, str]) -> str:
+    """The desktop notification escape for ``text`` (cleaned), wrapped for tmux if inside it."""
+    body = clean(text)
+    if desktop_form(environ) == "777":
+        sequence = f"{ESC}]777;notify;{TITLE};{body}{BEL}"
+    else:
+        sequence = f"{ESC}]9;{TITLE}: {body}{BEL}"
+    if environ.get("TMUX"):
+        sequence = f"{ESC}Ptmux;{sequence.replace(ESC, ESC + ESC)}{ESC}\\"
+    return sequence
+
+
+def attention_bytes(
+    text: str, setting: NotifySetting, environ: Mapping[str, str] | None = None
+) -> str:
+    """What is written to the terminal for ``text`` under ``setting`` ("" for nothing)."""
+    if setting == "off":
+        return ""
+    if setting == "bell":
+        return BEL
+    return BEL + desktop_sequence(text, os.environ if environ is None else environ)
+
+
+def notify_person(app: App[None], text: str) -> None:
+    """Ring and/or notify (per the settings) if the terminal is not focused."""
+    if app.app_focus or app.is_headless or app._driver is None:
+        return
+    host = getattr(app, "host", None)
+    setting: NotifySetting = host.config.settings.notify if host is not None else "desktop"
+    data = attention_bytes(text, setting)
+    if data:
+        app._driver.write(data)
