@@ -11,6 +11,8 @@ record), ``d`` deletes after a y/n question (never the open session), ``f`` fork
 to switch to the fork; Esc cancels a question, else closes the browser. Every title, model and
 error shown here goes through ``sanitize``.
 
+Renaming, deleting and forking are ``session_edits``; the questions they ask are here.
+
 Typing never decides (``KeyGuard``): Enter (resume, an answer's Enter) and y/n decide only once
 the browser, or its question, has had the person's attention for the arming delay with no key,
 the delay starting over on every key; opened while the person types, it first waits for a pause
@@ -19,11 +21,8 @@ in typing. An early key decides nothing, and the question stays.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import events, on, work
@@ -35,28 +34,18 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import get_current_worker
 
 from ...session import SessionError, SessionStore, SessionSummary
-from ...session.records import NoteRecord
-from ...session.titles import one_line
 from ...text.times import human_local
 from ..sanitize import safe_text, visible_line
 from ..session_search import SessionTextIndex, matches
 from ..session_switch import current_session_id, refusal
+from . import session_edits
 from .key_guard import KeyGuard
+from .session_edits import Ask
 
 if TYPE_CHECKING:
     from ..app import TuiAgentApp
 
 CURRENT_MARK = "●"
-
-
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """A question in progress: a line to type (``rename``, ``fork``) or y/n (``confirm``)."""
-
-    kind: Literal["rename", "fork", "confirm"]
-    session_id: str
-    on_yes: Callable[[], Awaitable[None]] | None = None
-    on_no: str = ""  # what to say when the answer is no
 
 
 class Question(Static, can_focus=True):
@@ -231,10 +220,10 @@ class SessionBrowser(ModalScreen[None]):
         if not self.guard.decides():
             return  # typed, not chosen: Enter resumes after a pause in typing
         if self.ask is None and (session_id := self.highlighted()) is not None:
-            self._resume(session_id)
+            self.resume(session_id)
 
     @work(exclusive=True, group="sessions-switch")
-    async def _resume(self, session_id: str) -> None:
+    async def resume(self, session_id: str) -> None:
         from ...config import ConfigError
 
         app = self.tui_app
@@ -254,7 +243,7 @@ class SessionBrowser(ModalScreen[None]):
 
     # -- questions --------------------------------------------------------------------------
 
-    def _ask_line(self, ask: Ask, prompt: str, value: str) -> None:
+    def ask_line(self, ask: Ask, prompt: str, value: str) -> None:
         self.ask = ask
         question = self.query_one(Question)
         question.update(safe_text(prompt, one_line=True))
@@ -265,7 +254,7 @@ class SessionBrowser(ModalScreen[None]):
         answer.focus()
         self.guard.arm()
 
-    def _ask_yes_no(self, ask: Ask, prompt: str) -> None:
+    def ask_yes_no(self, ask: Ask, prompt: str) -> None:
         self.ask = ask
         self._question, self._shown_question = prompt, ""
         question = self.query_one(Question)
@@ -301,7 +290,7 @@ class SessionBrowser(ModalScreen[None]):
             return
         self._end_ask()
         if ask.kind == "rename":
-            self._rename(ask.session_id, event.value)
+            session_edits.rename(self, ask.session_id, event.value)
 
     def action_close(self) -> None:
         if self.ask is not None:
@@ -312,97 +301,13 @@ class SessionBrowser(ModalScreen[None]):
     def action_to_table(self) -> None:
         self.query_one(DataTable).focus()
 
-    # -- rename, delete, fork ---------------------------------------------------------------
+    # -- rename, delete, fork: session_edits.py ---------------------------------------------
 
     def action_rename(self) -> None:
-        session_id = self.highlighted()
-        summary = self.summary(session_id) if session_id else None
-        if self.ask is None and summary is not None:
-            prompt = f"New title for {summary.id} (Enter saves, Esc cancels):"
-            self._ask_line(Ask("rename", summary.id), prompt, summary.title)
-
-    def _rename(self, session_id: str, value: str) -> None:
-        title = one_line(value)
-        if not title:
-            self.notify("the title is empty: not renamed", severity="warning")
-            return
-        host = self.tui_app.host
-        try:
-            if host is not None and current_session_id(self.tui_app) == session_id:
-                host.writer.append(NoteRecord(kind="rename", text=title), sync=True)
-                if host.writer.error is not None:
-                    raise SessionError(f"cannot rename session {session_id}: {host.writer.error}")
-            else:
-                self.store.rename(session_id, title)
-        except SessionError as exc:
-            self.notify(visible_line(str(exc)), severity="error", markup=False)
-            return
-        self.notify(visible_line(f"renamed {session_id}: {title}"), markup=False)
-        self.reload(select=session_id)
+        session_edits.ask_rename(self)
 
     def action_delete(self) -> None:
-        session_id = self.highlighted()
-        summary = self.summary(session_id) if session_id else None
-        if self.ask is not None or summary is None:
-            return
-        if summary.id == current_session_id(self.tui_app):
-            self.notify(
-                "this session is open here: switch to another one before deleting it",
-                severity="error",
-            )
-            return
-        plural = "" if summary.messages == 1 else "s"
-        prompt = (
-            f"Delete session {summary.id} ({summary.title}, {summary.messages} message{plural})? "
-            "This cannot be undone."
-        )
-        on_yes = functools.partial(self._delete, summary.id)
-        self._ask_yes_no(
-            Ask("confirm", summary.id, on_yes, f"{summary.id} was not deleted"), prompt
-        )
-
-    async def _delete(self, session_id: str) -> None:
-        try:
-            await asyncio.to_thread(self.store.delete, session_id)
-        except SessionError as exc:
-            self.notify(visible_line(str(exc)), severity="error", markup=False)
-            return
-        self.notify(f"deleted {session_id}", markup=False)
-        self.reload()
+        session_edits.ask_delete(self)
 
     def action_fork(self) -> None:
-        session_id = self.highlighted()
-        summary = self.summary(session_id) if session_id else None
-        if self.ask is not None or summary is None:
-            return
-        if summary.messages == 0:
-            self.notify("the session has no messages to fork", severity="warning")
-            return
-        from .fork_picker import ForkPicker
-
-        def picked(at: int | None) -> None:
-            if at is not None:
-                self.call_later(self._fork, summary.id, str(at))
-
-        self.app.push_screen(ForkPicker(summary.id, self.store), picked)
-
-    async def _fork(self, session_id: str, value: str) -> None:
-        from ...agent.fork import fork_session
-
-        try:
-            at = int(value.strip())
-        except ValueError:
-            self.notify(f"not a message number: {visible_line(value)}", severity="warning")
-            return
-        try:
-            made, _ = await asyncio.to_thread(fork_session, self.store, session_id, at)
-        except SessionError as exc:
-            self.notify(visible_line(str(exc)), severity="error", markup=False)
-            return
-        self.reload(select=made.session_id)
-        prompt = f"Forked {session_id} at message {at} into {made.session_id}. Switch to it?"
-        on_yes = functools.partial(self._switch_to_fork, made.session_id)
-        self._ask_yes_no(Ask("confirm", made.session_id, on_yes), prompt)
-
-    async def _switch_to_fork(self, session_id: str) -> None:
-        self._resume(session_id)
+        session_edits.pick_fork(self)
