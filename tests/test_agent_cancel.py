@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.agent.calls import INTERRUPTED
+from tui_agent.agent.call_results import INTERRUPTED
 from tui_agent.agent.events import (
     AgentEvent,
     LoopEnded,

@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tui_agent.agent.calls import CallRunner, edited_note
+from tui_agent.agent.call_results import edited_note
+from tui_agent.agent.calls import CallRunner
 from tui_agent.agent.events import CallDecided, CallInvalid, LoopEnded, Notice, ToolStarted
 from tui_agent.agent.loop import Agent
 from tui_agent.agent.recorder import SessionRecorder

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.agent.calls import cap_output
+from tui_agent.agent.call_results import cap_output
 from tui_agent.mcp.config import McpServerConfig
 from tui_agent.mcp.servers import McpEvent, McpServers
 from tui_agent.stream.turn import ToolCall

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from tui_agent.agent.calls import INTERRUPTED
+from tui_agent.agent.call_results import INTERRUPTED
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply, Stall

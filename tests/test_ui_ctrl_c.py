@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.agent.calls import INTERRUPTED
+from tui_agent.agent.call_results import INTERRUPTED
 from tui_agent.ui import interrupt
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.prompt_input import PromptInput

@@ -9,7 +9,7 @@ import time
 
 from textual import events
 
-from tui_agent.agent.calls import INTERRUPTED
+from tui_agent.agent.call_results import INTERRUPTED
 from tui_agent.ui.widgets.prompt_input import PromptInput
 
 from ..approval_prompt_app import screen_text

@@ -7,7 +7,7 @@ read-only calls runs concurrently: a read announced after a write still sees tha
 
 Every call gets exactly one decision event (CallInvalid or CallDecided) and then exactly one
 ToolFinished; ToolStarted comes between them only for calls that ran, and no call starts before
-every call of the turn was decided.
+every call of the turn was decided. What is recorded and shown for each: ``call_results.py``.
 """
 
 from __future__ import annotations
@@ -27,44 +27,28 @@ from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 from ..config import ConfigError, remember_rule
 from ..sandbox.binding import bound_digest
 from ..sandbox.policy import SandboxPolicy
-from ..session.records import DecisionRecord, ToolResultRecord, ToolStartRecord
+from ..session.records import ToolStartRecord
 from ..stream.turn import ToolCall
 from ..tools.arguments import arguments_digest
 from ..tools.registry import ToolRegistry
 from ..tools.spec import Risk, ToolContext, ToolOutput
 from ..tools.validation import InvalidCall, ValidatedCall, validate_call, validate_edited
 from .call_checkpoints import CallCheckpoints
+from .call_results import (
+    CANCELLED,
+    INTERRUPTED,
+    CallResult,
+    CallRound,
+    Emit,
+    edited_note,
+    record_decision,
+    record_result,
+)
 from .call_sandbox import SandboxGate
-from .events import AgentEvent, CallDecided, CallInvalid, Notice, ToolFinished, ToolStarted
+from .events import CallInvalid, Notice, ToolStarted
 from .recorder import SessionRecorder
 
-Emit = Callable[[AgentEvent], None]
 MAX_EDIT_ATTEMPTS = 3
-CANCELLED = "cancelled by user"
-# Esc while a tool runs: the issue asks for "cancelled by user"; the status says interrupted.
-INTERRUPTED = "cancelled by user while it was running (stopped)"
-
-
-def edited_note(canonical: str) -> str:
-    """What precedes an edited call's result, so the model knows what really ran."""
-    return f"[the user edited the arguments before approving: {canonical}]\n"
-
-
-@dataclass(frozen=True, slots=True)
-class CallResult:
-    call: ToolCall
-    output: str
-    is_error: bool
-    status: CallStatus
-
-
-@dataclass
-class CallRound:
-    """The outcome of one turn's calls, in the order the model announced them."""
-
-    results: list[CallResult]
-    cancelled: bool = False
-    asked_user: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,22 +58,6 @@ class _Approved:
     digest: str  # of the arguments the decision was about
     note: str = ""  # told to the model before the call's result
     sandbox: SandboxPolicy | None = None  # what the call was approved to run under
-
-
-def cap_output(text: str, limit: int) -> str:
-    """Tool output sent to the model is capped, with a note saying how much was cut.
-
-    The first three quarters of the budget come from the start and the rest from the end, so the
-    model still sees how a long command ended (its exit code, a timeout or cap note).
-    """
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= limit:
-        return text
-    tail_bytes = limit // 4
-    head = data[: limit - tail_bytes].decode("utf-8", "ignore")
-    tail = data[len(data) - tail_bytes :].decode("utf-8", "ignore") if tail_bytes else ""
-    note = f"[output cut: {len(data) - limit} of {len(data)} bytes not shown]"
-    return f"{head}\n{note}\n{tail}" if tail else f"{head}\n{note}"
 
 
 def _cancelled_from_outside() -> bool:
@@ -323,19 +291,16 @@ class CallRunner:
         arguments: str | None = None,
     ) -> None:
         """Record the decision, bound to ``digest``; tell the UI unless the call was invalid."""
-        self.recorder.append(
-            DecisionRecord(
-                ts=time.time(),
-                call_id=call.id,
-                decision=kind,
-                digest=digest,
-                by=by,
-                reason=reason,
-                arguments=arguments,
-            )
+        record_decision(
+            self.recorder,
+            call,
+            kind,
+            digest=digest,
+            by=by,
+            emit=emit,
+            reason=reason,
+            arguments=arguments,
         )
-        if kind != "invalid":
-            emit(CallDecided(call.id, call.name, kind, by, reason, arguments))
 
     async def _execute(
         self, approved: list[_Approved], results: dict[int, CallResult], emit: Emit
@@ -400,22 +365,7 @@ class CallRunner:
         status: CallStatus,
         emit: Emit,
     ) -> None:
-        """The call's one result: recorded, told to the UI, kept for the model (an error unless
-        it is done)."""
-        is_error = status != "done"
-        output = cap_output(text, self.output_cap)
-        if self.fit_output is not None:
-            output = self.fit_output(output)
-        results[index] = CallResult(call, output, is_error, status)
-        self.recorder.append(
-            ToolResultRecord(
-                ts=time.time(),
-                call_id=call.id,
-                name=call.name,
-                output=output,
-                is_error=is_error,
-                status=status,
-            ),
-            sync=True,
+        """The call's one result: see ``record_result``."""
+        results[index] = record_result(
+            self.recorder, call, text, status, emit, cap=self.output_cap, fit=self.fit_output
         )
-        emit(ToolFinished(call.id, call.name, status, output, is_error))

@@ -38,7 +38,8 @@ from ..stream.events import TextDelta
 from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
 from ..transport import RetryWait, StreamLimits, stream_turn
-from .calls import CallRound, CallRunner
+from .call_results import CallRound
+from .calls import CallRunner
 from .compactor import compact
 from .context_keeper import ContextKeeper
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated

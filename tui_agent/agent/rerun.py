@@ -27,7 +27,8 @@ from ..session.records import NoteRecord, ToolStartRecord
 from ..stream.turn import ToolCall
 from ..tools.arguments import arguments_digest
 from ..tools.validation import ValidatedCall, validate_call
-from .calls import CallRunner, Emit, cap_output
+from .call_results import Emit, cap_output
+from .calls import CallRunner
 
 WARNING = "re-run UNCONFINED, outside the sandbox that blocked it, with all your rights"
 
