@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -28,8 +28,6 @@ from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ..agent.host import SessionHost
-
-MODES = ("ask", "plan", "auto-read", "auto-all")  # F3's cycle; plan: see approval/plan.py
 
 
 class TuiAgentApp(SafeApp):
@@ -276,40 +274,15 @@ class TuiAgentApp(SafeApp):
         panel.display = not panel.display
 
     def action_cycle_mode(self) -> None:
-        if self.host is None:
-            return
+        from .approval_mode import cycle_mode
 
-        current = str(self.host.policy.mode)
-        mode = MODES[(MODES.index(current) + 1) % len(MODES)] if current in MODES else "ask"
-        self.set_approval_mode(mode)
+        cycle_mode(self)
 
     def set_approval_mode(self, mode: str, *, confirmed: bool = False) -> None:
-        """Switch the approval mode; entering AUTO-ALL asks first (an armed y/n dialog)."""
-        if self.host is None:
-            return
-        from ..approval.policy import ApprovalMode
+        """Switch the approval mode; entering AUTO-ALL asks first (see approval_mode)."""
+        from .approval_mode import set_approval_mode
 
-        current = str(self.host.policy.mode)
-        if mode == "auto-all" and current != mode and not confirmed:
-            from .screens.confirm_auto_all import ConfirmAutoAll
-
-            if isinstance(self.screen, ConfirmAutoAll):
-                return
-
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self.set_approval_mode(mode, confirmed=True)
-                else:
-                    self.notify(f"approval mode stays {current}")
-
-            self.push_screen(ConfirmAutoAll(current), answered)
-            return
-
-        self.host.policy.mode = ApprovalMode(mode)
-        self.query_one(StatusBar).mode = mode
-        self.notify(
-            f"approval mode: {mode}", severity="warning" if mode == "auto-all" else "information"
-        )
+        set_approval_mode(self, mode, confirmed=confirmed)
 
     # What is copied is what was shown: control characters (an ESC[201~ would end a shell's
     # bracketed paste and run what follows), bidi controls and hidden characters arrive in the
@@ -408,71 +381,7 @@ class TuiAgentApp(SafeApp):
         await switch_session(self, session_id)
 
     def get_system_commands(self, screen: Screen[Any]) -> Any:
-        from .rewind_action import open_rewind
+        from .app_commands import palette_commands
 
         yield from super().get_system_commands(screen)
-        yield SystemCommand(
-            "Approval mode: next",
-            "Cycle ask / plan / auto read-only / auto all",
-            self.action_cycle_mode,
-        )
-        yield SystemCommand(
-            "Calls panel", "Show or hide this session's tool calls", self.action_toggle_calls
-        )
-        yield SystemCommand(
-            "Rewind: to before one of your messages",
-            "Undo what the agent did to your files and/or the conversation (F5)",
-            self.action_rewind,
-        )
-        yield SystemCommand(
-            "Rewind: undo the last rewind",
-            "Put back the files the last rewind replaced",
-            lambda: open_rewind(self, undo=True),
-        )
-        yield SystemCommand(
-            "Sessions: browse",
-            "Search, resume, rename, delete or fork saved sessions",
-            self.action_browse_sessions,
-        )
-        yield SystemCommand(
-            "Approval: what is auto-approved",
-            "List the mode and the rules; revoke one or save it to config.toml",
-            self.action_approval_rules,
-        )
-        for mode in MODES:
-            yield SystemCommand(
-                f"Approval mode: {mode}",
-                f"Switch the approval mode to {mode}",
-                lambda mode=mode: self.set_approval_mode(mode),
-            )
-        yield SystemCommand(
-            "Copy last code block",
-            "Copy the last code block of the last answer (ctrl+k)",
-            self.action_copy_code,
-        )
-        yield SystemCommand(
-            "Model: choose",
-            "Use another model of this profile from the next turn",
-            self.action_choose_model,
-        )
-        if self.host is not None:
-            names = [*self.host.config.profiles, "demo"]
-            for name in names:
-                yield SystemCommand(
-                    f"Profile: {name}",
-                    f"Use the {name} profile from the next turn",
-                    lambda name=name: self.switch_profile(name),
-                )
-        yield SystemCommand("Retry", "Send the unanswered message again", self.action_retry)
-        from .context_view import context_commands
-
-        yield from context_commands(self)
-        from .mcp_view import mcp_commands
-
-        yield from mcp_commands(self)
-        from .sandbox_view import sandbox_commands
-
-        yield from sandbox_commands(self)
-        yield SystemCommand(
-            "Copy last answer", "Copy the last answer to the clipboard", self.action_copy_answer
-        )
+        yield from palette_commands(self)

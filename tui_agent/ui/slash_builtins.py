@@ -51,7 +51,7 @@ def _models(app: Any, typed: str) -> Iterator[tuple[str, str]]:
 
 
 def _modes(app: Any, typed: str) -> Iterator[tuple[str, str]]:
-    from .app import MODES
+    from .approval_mode import MODES
 
     descriptions = {
         "ask": "ask before every call",
@@ -101,7 +101,7 @@ def _profile(app: Any, arguments: str) -> None:
 
 
 def _mode(app: Any, arguments: str) -> None:
-    from .app import MODES
+    from .approval_mode import MODES
 
     if not arguments:
         app.action_cycle_mode()
