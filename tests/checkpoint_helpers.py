@@ -29,6 +29,7 @@ class Kept:
 
     def __init__(self) -> None:
         self.records: list[Any] = []
+        self.degraded: str | None = None  # never: nothing is written
 
     def append(self, record: Any, *, sync: bool | None = None) -> Any:
         self.records.append(record)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from .commands.exit_status import EXIT_OK, EXIT_USAGE
@@ -237,8 +236,7 @@ def _say_how_to_come_back(app: TuiAgentApp) -> None:
     host = app.host
     if host is None:
         return
-    path = getattr(host.writer, "path", None)
-    if isinstance(path, Path) and path.exists():
+    if host.writer.path.exists():
         print(f"to resume this session: tui-agent -r {host.writer.session_id}", file=sys.stderr)
 
 

@@ -9,7 +9,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -28,7 +28,7 @@ from ..context.resume import ResumedContext, resumed_context
 from ..context.summary import detached
 from ..conversation import Message
 from ..logs import add_log_secret
-from ..session import LoadedSession, Redactor, SessionStore
+from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
 from ..stream.usage import tokens_in
@@ -41,6 +41,9 @@ from .mcp_tools import start_mcp
 from .setup import approval_policy, build_agent, system_prompt
 from .window_discovery import discover_window
 
+if TYPE_CHECKING:
+    from ..demo import DemoServer
+
 
 @dataclass
 class SessionHost:
@@ -52,10 +55,10 @@ class SessionHost:
     policy: ApprovalPolicy
     agent: Agent
     client: httpx.AsyncClient
-    writer: Any
+    writer: SessionWriter
     notices: list[Notice] = field(default_factory=list)  # to show when the host opens
     history: list[Message] = field(default_factory=list)
-    demo: Any = None
+    demo: DemoServer | None = None
     redactor: Redactor = field(default_factory=Redactor)
     store: SessionStore | None = None
     created: bool = False  # a new session (not resumed): removed on close if nothing was sent
@@ -157,7 +160,7 @@ async def open_host(
     secrets = [key for key in (profile.api_key, *key_values(config)) if key]
     for secret in secrets:
         add_log_secret(secret)
-    demo = None
+    demo: DemoServer | None = None
     if profile.is_demo:
         from ..demo import DEMO_NOTICE, DemoServer
 
@@ -207,8 +210,8 @@ async def open_host(
         note = f"using {prompt.agents_file.name} from the workspace as instructions"
         writer.append(NoteRecord(kind="agents_file", text=note))
         notices.append(Notice(note))
-    if getattr(writer, "degraded", None):
-        notices.append(Notice(str(writer.degraded), "warning"))
+    if writer.degraded:
+        notices.append(Notice(writer.degraded, "warning"))
     policy = approval_policy(config, mode)
     client = httpx.AsyncClient()
     agent = build_agent(

@@ -8,6 +8,10 @@ from ..session.records import Record
 
 
 class RecordWriter(Protocol):
+    @property
+    def degraded(self) -> str | None:
+        """Set when the disk refused: what failed and what it means (see session/writer.py)."""
+
     def append(self, record: Any, *, sync: bool | None = None) -> Any: ...
 
 
@@ -24,8 +28,7 @@ class SessionRecorder:
     @property
     def warning(self) -> str | None:
         """Set when the session can no longer be written and lives in memory only."""
-        degraded = getattr(self.writer, "degraded", None)
-        return degraded if isinstance(degraded, str) and degraded else None
+        return (self.writer.degraded or None) if self.writer is not None else None
 
     def take_warning(self) -> str | None:
         """The warning the user has not been told yet (once: when the disk started refusing)."""

@@ -94,7 +94,7 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     out.session_started(host.writer.session_id, resumed=not host.created)
     for notice in host.notices:
         out.event(notice)
-    degraded_at_start = getattr(host.writer, "degraded", None)
+    degraded_at_start = host.writer.degraded
     outcome = "truncated"
     try:
         async for event in host.agent.send(args.prompt):
@@ -103,9 +103,9 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
                 outcome = event.outcome
     finally:
         await host.close()
-    degraded = getattr(host.writer, "degraded", None)
+    degraded = host.writer.degraded
     if degraded and degraded != degraded_at_start:  # said once: at start, or when it happened
-        out.event(Notice(str(degraded), "warning"))
+        out.event(Notice(degraded, "warning"))
     out.finish()
     return EXIT_OK if outcome == "complete" else EXIT_TRUNCATED
 
