@@ -15,6 +15,7 @@ from textual.widgets import Input
 from tui_agent.approval import ApprovalRequest, Decision
 from tui_agent.tools.arguments import arguments_digest, canonical_json
 from tui_agent.ui.arming import KeyClock
+from tui_agent.ui.screens.confirm_edit import ConfirmEdit
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 
 RISKS = {"read_file": "read", "write_file": "write", "edit_file": "write", "run_command": "execute"}
@@ -93,6 +94,19 @@ async def wait_until_armed(pilot: Pilot[None], prompt: ApprovalPrompt) -> None:
             return
         await pilot.pause(0.02)
     raise AssertionError("the prompt never armed")
+
+
+async def confirm_edit(pilot: Pilot[Any], *, run: bool = True) -> ConfirmEdit:
+    """After Ctrl+S on an edit: wait for the diff dialog to arm, then press y (or n)."""
+    app = pilot.app
+    for _ in range(400):
+        screen = app.screen
+        if isinstance(screen, ConfirmEdit) and screen.armed:
+            await pilot.pause()
+            await pilot.press("y" if run else "n")
+            return screen
+        await pilot.pause(0.02)
+    raise AssertionError("the edit's diff was never shown armed")
 
 
 def screen_lines(app: App[None]) -> list[str]:

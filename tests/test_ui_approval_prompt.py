@@ -25,6 +25,7 @@ from tui_agent.ui.widgets.folded_text import FoldedText
 
 from .approval_prompt_app import (
     PromptApp,
+    confirm_edit,
     make_request,
     screen_rows,
     screen_text,
@@ -135,6 +136,8 @@ async def test_edit_submits_the_edited_json(workspace: Path) -> None:
         assert app.focused is editor
         editor.text = '{"path": "src/other.py"}'
         await pilot.press("ctrl+s")
+        assert app.decisions == []  # the diff is shown first
+        await confirm_edit(pilot)
         assert app.decisions == [edit('{"path": "src/other.py"}')]
 
 

@@ -9,7 +9,7 @@ from textual.widgets import TextArea
 
 from tui_agent.ui.edited_arguments import edit_diff
 
-from .approval_prompt_app import screen_text
+from .approval_prompt_app import confirm_edit, screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
 from .ui_app_helpers import (
     KEY,
@@ -51,6 +51,7 @@ async def test_an_edited_call_shows_what_ran_and_that_it_was_edited(env: AppEnv)
             editor.text = '{"path": "a.txt", "content": "yours\\n"}'
             await wait_for(pilot, lambda: prompt.armed, "the editor to arm")  # it re-arms
             await pilot.press("ctrl+s")
+            await confirm_edit(pilot)
             await wait_idle_agent(pilot)
             (card,) = cards(app)
             await wait_for(pilot, lambda: card.state == "done", "the call to finish")

@@ -3,7 +3,8 @@
 The card's summary becomes the edited arguments (what runs), and its detail line says they were
 edited and shows what changed: a line diff of the model's arguments and the edited ones, each
 as indented JSON with sorted keys, so a changed value is one ``-`` line and one ``+`` line. The
-diff is shown from the moment the edit is decided, before the call runs. No widgets here.
+diff is shown from the moment the edit is decided, before the call runs; ``review_diff`` is the
+whole diff the person confirms before that (``screens.confirm_edit``). No widgets here.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ def edit_diff(original: str, edited: str) -> list[str]:
         left = len(lines) - MAX_DIFF_LINES
         lines = [*lines[:MAX_DIFF_LINES], f"… {left} more changed line{'s' if left > 1 else ''}"]
     return lines
+
+
+def review_diff(original: str, edited: str) -> list[str]:
+    """The whole unified diff shown before edited arguments run (empty when nothing changed)."""
+    return list(
+        difflib.unified_diff(
+            pretty(original),
+            pretty(edited),
+            fromfile="the model's arguments",
+            tofile="your edit",
+            lineterm="",
+        )
+    )
 
 
 def edited_detail(original: str, edited: str) -> str:

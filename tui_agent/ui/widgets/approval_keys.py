@@ -67,7 +67,7 @@ def key_pairs(mode: str, *, kept: Rule | None, prefix: bool, rest: bool) -> list
     if mode == "prefix":
         return [("enter", "keep this rule and approve"), ("esc", "back")]
     if mode == "edit":
-        return [("ctrl+s", "submit the edited arguments"), ("esc", "back")]
+        return [("ctrl+s", "review the change, then run"), ("esc", "back")]
     pairs = [("y", "approve once")]
     if kept is not None:
         pairs.append(("t", _short(kept)))

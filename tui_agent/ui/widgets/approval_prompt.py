@@ -8,6 +8,9 @@ has focus, started over by every key pressed meanwhile, and again whenever one o
 (reason, prefix, edit) opens or closes. A typing key that reaches it while arming, after it took
 focus by itself, goes back to the message box.
 
+An edit (``e``, then Ctrl+S) first shows the diff of the model's arguments and the edited ones
+(``screens.confirm_edit``); only an armed ``y`` there decides, ``n`` or Esc goes back to the editor.
+
 The prompt resolves exactly once: it posts ``Decided`` and resolves the optional future, then
 disables itself. Removed undecided, it resolves the future with
 ``cancel()`` so the agent never waits on a prompt nobody can answer.
@@ -33,6 +36,7 @@ from ...approval.rules import SHELL_TOOL, Rule, RuleError, rule_for_call
 from ...tools.spec import ToolContext
 from ..call_preview import CallPreview, build_preview, editable_arguments, json_text
 from ..sanitize import safe_text
+from ..screens.confirm_edit import ConfirmEdit
 from .approval_keys import (
     CHOICE_KEYS,
     SCROLL_KEYS,
@@ -112,6 +116,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self._attention = Attention(self, arming_delay, self._refresh_hints)
         self._enter_decides = False
         self._decision: Decision | None = None
+        self._confirm: ConfirmEdit | None = None  # the edit's diff, asking before it runs
         command = request.arguments.get("command") if request.tool_name == SHELL_TOOL else None
         self._prefix = default_prefix(command) if isinstance(command, str) else None
         self._session_rule: Rule | RuleError
@@ -162,6 +167,9 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def on_unmount(self) -> None:
         self._attention.unmount()
+        confirm, self._confirm = self._confirm, None
+        if confirm is not None and confirm.is_current:  # taken down while confirming an edit
+            confirm.dismiss(False)
         if self._future is not None and not self._future.done():
             self._future.set_result(cancel())
 
@@ -305,7 +313,16 @@ class ApprovalPrompt(Vertical, can_focus=True):
         if not isinstance(value, dict):
             self._set_line("#error", "the arguments must be one JSON object {...}")
             return
-        self._resolve(edit(text))
+        self._set_line("#error", "")
+
+        # Nothing runs until the person has seen what changed and said yes (an armed y).
+        def answered(run: bool | None) -> None:
+            self._confirm = None
+            if run and self._decision is None and self.is_attached:
+                self._resolve(edit(text))
+
+        self._confirm = ConfirmEdit(self.request.tool_name, self.request.canonical, text)
+        self.app.push_screen(self._confirm, answered)
 
     def _resolve(self, decision: Decision) -> None:
         if self._decision is not None:
