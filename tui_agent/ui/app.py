@@ -8,6 +8,7 @@ UIApprover, which mounts an ApprovalPrompt and awaits its decision.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -27,7 +28,9 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from ..agent.events import AgentEvent
     from ..agent.host import SessionHost
+    from .event_router import EventRouter
 
 
 class TuiAgentApp(SafeApp):
@@ -66,7 +69,7 @@ class TuiAgentApp(SafeApp):
         super().__init__()
         self.options = options or HostOptions()
         self.host: SessionHost | None = None
-        self.router: Any = None
+        self.router: EventRouter | None = None  # set once the session is open
         self.busy = False
         self.key_clock = KeyClock()  # when the person last typed: see arming
         self._theme_name = theme_name
@@ -195,7 +198,7 @@ class TuiAgentApp(SafeApp):
         self._drive(self.host.agent.send(text, attachments))
 
     @work(exclusive=True, group="agent")
-    async def _drive(self, events: Any) -> None:
+    async def _drive(self, events: AsyncIterator[AgentEvent]) -> None:
         self.busy = True
         status = self.query_one(StatusBar)  # not in `finally`: the app may be gone by then
         from .turn_end import TurnEnd
@@ -203,10 +206,12 @@ class TuiAgentApp(SafeApp):
         end = TurnEnd(self)  # the person is told, the next queued message sent
         try:
             async for event in events:
-                self.router.handle(event)
+                if self.router is not None:  # always: nothing is sent before the session opens
+                    self.router.handle(event)
                 end.saw(event)
         finally:
-            self.router.flush()
+            if self.router is not None:
+                self.router.flush()
             self.busy = False
             status.connection = "ready"
         end.ended()
@@ -215,7 +220,8 @@ class TuiAgentApp(SafeApp):
         """Esc: stop the stream (the turn is discarded, the message goes back to the input), or
         stop the running tools."""
         if self.host is not None and self.busy:
-            self.router.stopping = True
+            if self.router is not None:
+                self.router.stopping = True
             self.host.agent.cancel()
 
     def action_focus_queue(self) -> None:

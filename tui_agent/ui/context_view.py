@@ -5,7 +5,7 @@ sending again after an overflow (F8)."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
@@ -28,11 +28,12 @@ if TYPE_CHECKING:
     from ..agent.loop import Agent
     from .app import TuiAgentApp
     from .event_router import EventRouter
+    from .router_app import RouterApp
 
 COMPACT_KEY = "F8"
 
 
-def show_count(app: TuiAgentApp, used: int | None = None) -> None:
+def show_count(app: RouterApp, used: int | None = None) -> None:
     """Put the context count (now, or ``used``) on the status line."""
     if app.host is None:
         return
@@ -75,7 +76,10 @@ def show_conversation(router: EventRouter, host: SessionHost) -> None:
     router.show_history(host.history[shown:])
 
 
-def handle_event(router: EventRouter, event: Any) -> None:
+def handle_event(
+    router: EventRouter,
+    event: ContextUpdate | CompactionStarted | Compacted | CompactionFailed | ContextOverflow,
+) -> None:
     """The context events of the agent's stream (the router passes on what it does not know)."""
     app = router.app
     if isinstance(event, ContextUpdate):

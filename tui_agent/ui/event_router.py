@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..agent.events import (
+    AgentEvent,
     CallDecided,
     CallInvalid,
     LoopEnded,
@@ -21,6 +22,13 @@ from ..agent.events import (
     TurnCompleted,
     TurnStarted,
     TurnTruncated,
+)
+from ..context.events import (
+    Compacted,
+    CompactionFailed,
+    CompactionStarted,
+    ContextOverflow,
+    ContextUpdate,
 )
 from ..conversation import AssistantMessage as AssistantHistory
 from ..conversation import Message, ToolResultMessage, UserMessage
@@ -35,7 +43,7 @@ from .widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from .app import TuiAgentApp
+    from .router_app import RouterApp
 
 FLUSH_INTERVAL_S = 1 / 30
 COUNTDOWN_TICK_S = 0.2
@@ -54,7 +62,7 @@ def _summary(arguments: str) -> str:
 
 
 class EventRouter:
-    def __init__(self, app: TuiAgentApp) -> None:
+    def __init__(self, app: RouterApp) -> None:
         self.app = app
         self.transcript = app.query_one(Transcript)
         self.status = app.query_one(StatusBar)
@@ -75,26 +83,27 @@ class EventRouter:
 
     # -- the stream -------------------------------------------------------------------------
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: AgentEvent) -> None:
         if self._countdown is not None and not isinstance(event, RetryWait):
             self._stop_countdown()  # the wait is over: the retry answered (or the turn ended)
-        if isinstance(event, TextDelta):
-            self._pending_text.append(event.text)
-            self._text_this_turn.append(event.text)
-            self._maybe_flush()
-        elif isinstance(event, ReasoningDelta):
-            self._pending_reasoning.append(event.text)
-            self._maybe_flush()
-        elif isinstance(event, ToolCallAnnounced):
-            self.flush()
-            self._announce(event)
-        elif isinstance(event, ToolArgumentsReceived):
-            card = self._cards.get(event.position)
-            if card is not None:
-                card.set_bytes(event.size)
-        else:
-            self.flush()
-            self._handle_other(event)
+        match event:
+            case TextDelta():
+                self._pending_text.append(event.text)
+                self._text_this_turn.append(event.text)
+                self._maybe_flush()
+            case ReasoningDelta():
+                self._pending_reasoning.append(event.text)
+                self._maybe_flush()
+            case ToolCallAnnounced():
+                self.flush()
+                self._announce(event)
+            case ToolArgumentsReceived():
+                card = self._cards.get(event.position)
+                if card is not None:
+                    card.set_bytes(event.size)
+            case _:
+                self.flush()
+                self._handle_other(event)
 
     def _announce(self, event: ToolCallAnnounced) -> None:
         self._streaming()
@@ -141,49 +150,59 @@ class EventRouter:
 
     # -- everything else --------------------------------------------------------------------
 
-    def _handle_other(self, event: Any) -> None:
-        if isinstance(event, TurnStarted):
-            self._answer = self._reasoning = None
-            self._cards = {}
-            self._text_this_turn = []
-            self.status.connection = "waiting for the model"
-        elif isinstance(event, RetryWait):
-            self.transcript.add_notice(
-                f"{event.why}: retrying in {event.seconds:.1f} s (attempt {event.attempt})", "info"
-            )
-            self._start_countdown(event)
-        elif isinstance(event, TurnCompleted):
-            self._complete(event)
-        elif isinstance(event, TurnTruncated):
-            self._truncated(event)
-        elif isinstance(event, CallInvalid):
-            self._card(event.call_id, lambda c: c.set_state("invalid", event.error))
-            self.panel.set_state(event.call_id, "invalid")
-        elif isinstance(event, CallDecided):
-            state = _DECISION_STATES.get(event.decision, event.decision)
-            detail = event.reason
-            if event.decision == "edit" and event.arguments is not None:
-                detail = self._edited(event.call_id, event.arguments)
-            self._card(event.call_id, lambda c: c.set_state(state, detail))
-            self.panel.set_state(event.call_id, state)
-        elif isinstance(event, ToolStarted):
-            self.status.connection = f"running {event.name}"
-            self._card(event.call_id, lambda c: c.set_state("running"))
-            self.panel.set_state(event.call_id, "running")
-        elif isinstance(event, ToolFinished):
+    def _handle_other(self, event: AgentEvent) -> None:
+        match event:
+            case TurnStarted():
+                self._answer = self._reasoning = None
+                self._cards = {}
+                self._text_this_turn = []
+                self.status.connection = "waiting for the model"
+            case RetryWait():
+                why, seconds, attempt = event.why, event.seconds, event.attempt
+                self.transcript.add_notice(
+                    f"{why}: retrying in {seconds:.1f} s (attempt {attempt})", "info"
+                )
+                self._start_countdown(event)
+            case TurnCompleted():
+                self._complete(event)
+            case TurnTruncated():
+                self._truncated(event)
+            case CallInvalid():
+                error = event.error
+                self._card(event.call_id, lambda c: c.set_state("invalid", error))
+                self.panel.set_state(event.call_id, "invalid")
+            case CallDecided():
+                state = _DECISION_STATES.get(event.decision, event.decision)
+                detail = event.reason
+                if event.decision == "edit" and event.arguments is not None:
+                    detail = self._edited(event.call_id, event.arguments)
+                self._card(event.call_id, lambda c: c.set_state(state, detail))
+                self.panel.set_state(event.call_id, state)
+            case ToolStarted():
+                self.status.connection = f"running {event.name}"
+                self._card(event.call_id, lambda c: c.set_state("running"))
+                self.panel.set_state(event.call_id, "running")
+            case ToolFinished():
+                finished = event
 
-            def finish(card: Any) -> None:
-                card.set_state(event.status)
-                card.set_result(event.output, event.is_error)
+                def finish(card: Any) -> None:
+                    card.set_state(finished.status)
+                    card.set_result(finished.output, finished.is_error)
 
-            self._card(event.call_id, finish)
-            self.panel.set_state(event.call_id, event.status)
-        elif isinstance(event, Notice):
-            self.transcript.add_notice(event.text, event.level)
-        elif isinstance(event, LoopEnded):
-            self._loop_ended(event)
-        else:
-            handle_context_event(self, event)  # the window and compaction: context_view.py
+                self._card(event.call_id, finish)
+                self.panel.set_state(event.call_id, event.status)
+            case Notice():
+                self.transcript.add_notice(event.text, event.level)
+            case LoopEnded():
+                self._loop_ended(event)
+            case (
+                ContextUpdate()
+                | CompactionStarted()
+                | Compacted()
+                | CompactionFailed()
+                | ContextOverflow()
+            ):
+                handle_context_event(self, event)  # the window and compaction: context_view.py
 
     def _start_countdown(self, event: RetryWait) -> None:
         """Show the whole seconds left of the wait, updated until it is over."""

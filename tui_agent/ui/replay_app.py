@@ -16,7 +16,7 @@ sent, the session file was only read.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -45,7 +45,6 @@ from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ..session import LoadedSession
-    from .app import TuiAgentApp
 
 
 class ReplayStatus(Static):
@@ -120,7 +119,7 @@ class ReplayApp(SafeApp):
         status.connection = "replay"
         status.hint = "a recording: no tool runs, no request is sent"
         # The router only reads widgets (and app.host, None here) from the app it is given.
-        self.router = EventRouter(cast("TuiAgentApp", self))
+        self.router = EventRouter(self)
         self._show_status()
         self._play()
 
@@ -171,6 +170,9 @@ class ReplayApp(SafeApp):
 
     async def _clear_prompt(self) -> None:
         await self.query(ReplayedPrompt).remove()
+
+    def withdraw_into_prompt(self) -> None:
+        """For the router (RouterApp): a replay has no message box to put a message back in."""
 
     def _show_status(self) -> None:
         self.query_one(ReplayStatus).update(
