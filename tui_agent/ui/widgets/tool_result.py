@@ -8,7 +8,7 @@ characters) with a note saying so; what the model received is not affected.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,11 +19,16 @@ from textual.widgets import Log, Static
 
 from ..sanitize import safe_text, visible
 
-if TYPE_CHECKING:
-    from .tool_card import ToolCallModel
-
 MAX_LINES = 2_000
 MAX_CHARS = 200_000
+
+
+class ResultModel(Protocol):
+    """What the result view reads and toggles of its card's model (``tool_card.ToolCallModel``)."""
+
+    output: str | None
+    is_error: bool
+    expanded: bool
 
 
 def human_size(size: int) -> str:
@@ -131,7 +136,7 @@ class ToolResultView(Vertical):
     }
     """
 
-    def __init__(self, model: ToolCallModel) -> None:
+    def __init__(self, model: ResultModel) -> None:
         super().__init__()
         self.model = model
         self._filled = False
