@@ -35,7 +35,8 @@ class StatusBar(Static):
     sandbox_warning: reactive[bool] = reactive(False)  # off, or a protection missing
 
     def render(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
+        # Under 80 columns it takes two lines (app.tcss), so the connection state stays seen.
+        text = Text(no_wrap=not self.screen.has_class("-narrow"), overflow="ellipsis")
         text.append(visible(self.profile or "-"), style="bold")
         text.append(" · ")
         text.append(visible(self.model or "-"))
