@@ -16,7 +16,7 @@ sent, the session file was only read.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -44,6 +44,7 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from ..agent.host import SessionHost
     from ..session import LoadedSession
 
 
@@ -87,7 +88,7 @@ class ReplayApp(SafeApp):
         self.session = session
         self.script = ReplayScript.from_records(session.records, session.problems)
         self.player = ReplayPlayer(self.script, speed, clock)
-        self.host: Any = None  # the EventRouter asks; a replay has no live session
+        self.host: SessionHost | None = None  # the EventRouter asks; a replay has no live session
         self.router: EventRouter | None = None
         self._theme_name = theme_name
         self._calls: tuple[ToolCall, ...] = ()  # the last complete turn's calls
