@@ -1,4 +1,5 @@
-"""A streamable HTTP MCP server on loopback that wants ``Authorization: Bearer TOKEN``.
+"""A streamable HTTP MCP server on loopback that wants ``Authorization: Bearer TOKEN``; its
+tool ``whoami`` echoes the token back.
 
 Usage: python -m tests.mcp_servers.http_token PORT_FILE TOKEN (it writes its port to PORT_FILE).
 """
@@ -23,6 +24,11 @@ def main() -> None:
     def shout(text: str) -> str:
         """Upper-cases the text."""
         return text.upper()
+
+    @server.tool()
+    def whoami() -> str:
+        """Echoes the token it was given (as a careless server would)."""
+        return f"you sent the token {token}"
 
     app = server.streamable_http_app()
 

@@ -231,7 +231,7 @@ async def open_host(
         retry_on_overflow=retry_on_overflow,
     )
     window_task = discover_window(agent, profile, client)
-    mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools)
+    mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools, redactor=redactor)
     agent.calls.checkpoints = call_checkpoints(workspace, agent.calls.recorder)
     return SessionHost(
         config=config,

@@ -14,6 +14,7 @@ from ..logs import add_log_secret
 from ..mcp.config import McpServerConfig
 from ..mcp.trust import trusted_workspace_servers
 from ..providers import ToolSchema
+from ..session import Redactor
 from ..tools.registry import ToolRegistry
 from .events import Notice
 from .loop import Agent
@@ -23,9 +24,13 @@ if TYPE_CHECKING:
 
 
 def attach_servers(
-    agent: Agent, configs: dict[str, McpServerConfig], workspace: Path
+    agent: Agent,
+    configs: dict[str, McpServerConfig],
+    workspace: Path,
+    redactor: Redactor | None = None,
 ) -> McpServers:
-    """Servers for ``configs``, wired to ``agent``'s tools (not started yet)."""
+    """Servers for ``configs``, wired to ``agent``'s tools (not started yet). The values their
+    ``${VAR}``s were read from are redacted from the log and by ``redactor`` (the session's)."""
     from ..mcp.servers import McpServers
 
     servers = McpServers(configs, workspace)
@@ -35,8 +40,11 @@ def attach_servers(
     def refresh(event: McpEvent) -> None:
         if event.kind != "changed":
             return
-        for secret in servers.secrets():
+        secrets = servers.secrets()
+        for secret in secrets:
             add_log_secret(secret)
+        if redactor is not None:
+            redactor.add(secrets)
         registry = ToolRegistry([*base, *servers.tool_specs()])
         agent.calls.registry = registry
         agent.tools = [ToolSchema(n, d, s) for n, d, s in registry.schemas()]
@@ -46,7 +54,13 @@ def attach_servers(
 
 
 async def start_mcp(
-    agent: Agent, config: Config, workspace: Path, notices: list[Notice], *, wait: bool
+    agent: Agent,
+    config: Config,
+    workspace: Path,
+    notices: list[Notice],
+    *,
+    wait: bool,
+    redactor: Redactor | None = None,
 ) -> McpServers | None:
     """Start the config's servers (and a trusted workspace's); None when there are none.
 
@@ -57,7 +71,7 @@ async def start_mcp(
     configs.update(trusted_workspace_servers(workspace, exclude=configs))
     if not configs:
         return None
-    servers = attach_servers(agent, configs, workspace)
+    servers = attach_servers(agent, configs, workspace, redactor)
     servers.start()
     if wait:
         await servers.wait_ready()

@@ -1,6 +1,7 @@
 """The values of every variable a key may come from, so that no writer of ours lets one through:
 the protocols' default key variables, each profile's ``api_key_env`` and any variable whose name
-looks like it holds a credential. The session store, the logs and exports redact all of them,
+looks like it holds a credential, and every variable an MCP server's ``env`` or ``headers`` names as
+``${VAR}`` (mcp/config.py). The session store, the logs and exports redact all of them,
 not only the key of the profile in use (a model or a tool may well print another one)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .protocols import PROTOCOL_DEFAULTS
 
 def key_values(config: Config | None, environ: Mapping[str, str] | None = None) -> list[str]:
     """The non-empty values of those variables in ``environ`` (default: ``os.environ``)."""
+    from ..mcp.config import referenced_values
     from ..tools.environment import looks_secret
 
     env = os.environ if environ is None else environ
@@ -21,4 +23,7 @@ def key_values(config: Config | None, environ: Mapping[str, str] | None = None) 
     names |= {name for name in env if looks_secret(name)}
     if config is not None:
         names |= {p.api_key_env for p in config.profiles.values() if p.api_key_env}
-    return [env[name] for name in sorted(names) if env.get(name)]
+    values = [env[name] for name in sorted(names) if env.get(name)]
+    if config is not None:
+        values += referenced_values(config.mcp_servers.values(), env)
+    return list(dict.fromkeys(values))

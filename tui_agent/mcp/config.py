@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -100,3 +100,19 @@ def expand_variables(
         return environ[name]
 
     return _VARIABLE.sub(value, text), used
+
+
+def referenced_values(
+    configs: Iterable[McpServerConfig], environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """The values of the variables the servers' ``env`` and ``headers`` name as ``${VAR}`` (the
+    ones set and not empty): secrets to redact from everything written or shown, known before
+    any server starts."""
+    environ = os.environ if environ is None else environ
+    names = {
+        match.group(1)
+        for config in configs
+        for text in (*config.env.values(), *config.headers.values())
+        for match in _VARIABLE.finditer(text)
+    }
+    return [environ[name] for name in sorted(names) if environ.get(name)]

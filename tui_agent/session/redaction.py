@@ -95,6 +95,16 @@ class Redactor:
     """Redacts configured secret values and known key shapes from text."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._build(secrets)
+
+    def add(self, secrets: Iterable[str]) -> None:
+        """Redact these values too from now on (an MCP server's ``${VAR}`` values, read when a
+        server declared later starts); the ones already known change nothing."""
+        new = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH} - set(self.secrets)
+        if new:
+            self._build((*self.secrets, *new))
+
+    def _build(self, secrets: Iterable[str]) -> None:
         kept = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
         # Configured values come first: at one position the exact key beats a shape.
         alternatives = []
