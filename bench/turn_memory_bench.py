@@ -76,12 +76,12 @@ def _client(data: bytes) -> httpx.AsyncClient:
 
 async def _agent(data: bytes, settings: dict[str, Any], folder: Path) -> dict[str, Any]:
     from tui_agent.agent.events import LoopEnded, TurnTruncated
-    from tui_agent.agent.setup import build_agent
     from tui_agent.approval import ApprovalPolicy
     from tui_agent.approval.approver import HeadlessApprover
     from tui_agent.config import Config, ResolvedProfile, Settings
     from tui_agent.conversation import AssistantMessage
     from tui_agent.session import SessionStore
+    from tui_agent.wiring.setup import build_agent
 
     store = SessionStore(folder)
     writer = store.create(profile="bench", protocol="openai-chat", model="m", workspace="ws")

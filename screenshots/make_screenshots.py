@@ -20,13 +20,13 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 from tui_agent.ui.widgets.assistant_message import AssistantMessage
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCallCard
 from tui_agent.ui.widgets.transcript import Transcript
+from tui_agent.wiring.host_options import HostOptions
 
 OUT = Path(__file__).resolve().parent
 SIZE = (120, 40)

@@ -27,7 +27,6 @@ from tui_agent.agent.events import (
 )
 from tui_agent.agent.history import messages_from_records
 from tui_agent.agent.loop import Agent
-from tui_agent.agent.setup import build_agent
 from tui_agent.approval import ApprovalMode, ApprovalPolicy, ApprovalRequest, Decision, Rule
 from tui_agent.approval.rules import SessionRules
 from tui_agent.config import Config, ResolvedProfile, Settings
@@ -42,6 +41,7 @@ from tui_agent.conversation import Message
 from tui_agent.session import SessionStore, SessionWriter
 from tui_agent.stream.events import ReasoningDelta, TextDelta
 from tui_agent.stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
+from tui_agent.wiring.setup import build_agent
 
 from . import wire
 from .fake_provider import FakeProvider, Reply

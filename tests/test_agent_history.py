@@ -13,7 +13,6 @@ import pytest
 
 from tui_agent.agent.events import AgentEvent, LoopEnded, Notice, ToolStarted, TurnTruncated
 from tui_agent.agent.history import INTERRUPTED, messages_from_records
-from tui_agent.agent.setup import build_agent
 from tui_agent.approval import ApprovalPolicy, approve, deny
 from tui_agent.config import Config
 from tui_agent.conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
@@ -26,6 +25,7 @@ from tui_agent.session.records import (
     UserRecord,
     WithdrawRecord,
 )
+from tui_agent.wiring.setup import build_agent
 
 from .agent_helpers import (
     LOOP_TIMEOUT_S,

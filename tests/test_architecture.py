@@ -29,7 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tools", "context"),  # tool specs and runners; the context window and compaction
     ("mcp", "demo", "prompting"),  # MCP servers as tools; the demo model; templates, @file
     ("config",),  # settings and profiles, built of the models below
-    ("agent",),  # the loop, and (for now) the wiring that builds it
+    ("agent",),  # the loop and a round of calls
+    ("wiring",),  # builds a session's host: config, demo, logs, tools, writer, the Agent
     ("replay", "serve"),  # a saved session played back; the app behind a web server
     ("commands",),  # the headless subcommands: run, sessions, export, replay --headless...
     ("ui",),  # the Textual app: the only package that imports textual

@@ -173,9 +173,9 @@ def test_resume_notices_name_the_session_and_a_fork_origin(
 ) -> None:
     import asyncio
 
-    from tui_agent.agent.host import open_host
-    from tui_agent.agent.host_options import HostOptions
     from tui_agent.approval.approver import HeadlessApprover
+    from tui_agent.wiring.host import open_host
+    from tui_agent.wiring.host_options import HostOptions
 
     env = _env(tmp_path) | {"TUI_AGENT_DEMO_PACE": "0"}
     for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
@@ -221,9 +221,9 @@ def test_an_unreadable_workspace_is_said_at_start(
 ) -> None:
     import asyncio
 
-    from tui_agent.agent.host import open_host
-    from tui_agent.agent.host_options import HostOptions
     from tui_agent.approval.approver import HeadlessApprover
+    from tui_agent.wiring.host import open_host
+    from tui_agent.wiring.host_options import HostOptions
 
     if os.geteuid() == 0:
         pytest.skip("root reads every folder; the check uses os.access")

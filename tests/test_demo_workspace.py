@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from tui_agent.agent.events import ToolFinished
-from tui_agent.agent.host import SessionHost, open_host
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.approval.approver import HeadlessApprover
 from tui_agent.demo.workspace import SAMPLES, open_demo_workspace, seed
 from tui_agent.sandbox.detect import detect
 from tui_agent.session.paths import data_dir, demo_workspace_dir, sessions_dir
+from tui_agent.wiring.host import SessionHost, open_host
+from tui_agent.wiring.host_options import HostOptions
 
 
 @pytest.fixture

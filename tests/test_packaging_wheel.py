@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP_CHECK = r"""
 import asyncio, sys
 import tui_agent
-from tui_agent.agent.host_options import HostOptions
+from tui_agent.wiring.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
 
 async def main():

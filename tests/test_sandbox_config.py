@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import pytest
 from pydantic import ValidationError
 
-from tui_agent.agent.sandbox_choice import session_policy, set_cli_mode
 from tui_agent.cli import _parser
 from tui_agent.config.model import Config
 from tui_agent.sandbox import DEFAULT_DENIED_PATHS, SandboxMode, detect
 from tui_agent.sandbox.protections import approval_warning, report
+from tui_agent.wiring.sandbox_choice import session_policy, set_cli_mode
 
 
 @pytest.fixture(autouse=True)

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.session import SessionStore
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.wiring.host_options import HostOptions
 
 from .agent_helpers import PROTOCOLS, sent_results
 from .approval_prompt_app import screen_text

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.approval.rules import AllowCommandPrefix, AllowTool
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.approval_rules import ApprovalRulesScreen
+from tui_agent.wiring.host_options import HostOptions
 
 from .ui_app_helpers import make_env
 

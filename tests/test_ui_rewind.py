@@ -10,12 +10,12 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.session.records import RewindRecord
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.rewind_action import open_rewind
 from tui_agent.ui.screens.rewind import RewindScreen
 from tui_agent.ui.widgets.user_message import UserMessage
+from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import screen_text
 from .ui_app_helpers import SIZE, send, wait_for, wait_text

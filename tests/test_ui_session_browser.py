@@ -17,7 +17,6 @@ from textual.widgets import DataTable, Input, OptionList
 from tests.sessions_cli_helpers import Cli
 from tui_agent.agent.fork import message_count
 from tui_agent.agent.history import messages_from_records
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.session import SessionStore
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
@@ -27,6 +26,7 @@ from tui_agent.ui.session_search import SessionTextIndex, matches
 from tui_agent.ui.session_switch import current_session_id
 from tui_agent.ui.widgets.assistant_message import AssistantMessage
 from tui_agent.ui.widgets.user_message import UserMessage
+from tui_agent.wiring.host_options import HostOptions
 
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 SIZE = (140, 40)

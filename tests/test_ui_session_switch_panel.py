@@ -13,12 +13,12 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.sessions_cli_helpers import Cli, assistant, call, result
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.session_switch import current_session_id
 from tui_agent.ui.widgets.side_panel import SidePanel
 from tui_agent.ui.widgets.status_bar import StatusBar
+from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import screen_text
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCallCard
+from tui_agent.wiring.host_options import HostOptions
 
 from .ui_app_helpers import armed_prompt, send, wait_for, wait_idle_agent, wait_text
 

@@ -27,9 +27,10 @@ HEAVY = (
     "tui_agent.config",
     "tui_agent.demo",
     "tui_agent.turn_reader",
+    "tui_agent.agent",
 )
-# tui_agent.agent holds the light HostOptions the app needs; everything else in it is heavy.
-LIGHT_IN_AGENT = ("tui_agent.agent", "tui_agent.agent.host_options")
+# tui_agent.wiring holds the light HostOptions the app needs; everything else in it is heavy.
+LIGHT_IN_WIRING = ("tui_agent.wiring", "tui_agent.wiring.host_options")
 
 CHILD = r"""
 import asyncio, json, sys
@@ -38,7 +39,7 @@ HEAVY = tuple(json.loads(sys.argv[1]))
 LIGHT = tuple(json.loads(sys.argv[2]))
 
 def is_heavy(name):
-    if name.startswith("tui_agent.agent."):
+    if name.startswith("tui_agent.wiring."):
         return name not in LIGHT
     return any(name == top or name.startswith(top + ".") for top in HEAVY)
 
@@ -46,7 +47,7 @@ def heavy():
     return sorted(name for name in sys.modules if is_heavy(name))
 
 from textual import events
-from tui_agent.agent.host_options import HostOptions
+from tui_agent.wiring.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
 
 seen = {"imported": heavy()}
@@ -84,7 +85,7 @@ def _probe(tmp_path: Path) -> dict[str, list[str]]:
             "-c",
             CHILD,
             json.dumps(HEAVY),
-            json.dumps(LIGHT_IN_AGENT),
+            json.dumps(LIGHT_IN_WIRING),
             str(tmp_path / "ws"),
         ],
         capture_output=True,

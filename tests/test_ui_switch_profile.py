@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.wiring.host_options import HostOptions
 
 from .fake_provider import FakeProvider, Reply
 from .ui_app_helpers import KEY_ENV, make_env, send, wait_idle_agent, wait_text

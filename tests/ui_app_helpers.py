@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCallCard
+from tui_agent.wiring.host_options import HostOptions
 
 from . import wire
 from .approval_prompt_app import screen_text

@@ -146,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, name, None)
     if not hasattr(args, "debug"):
         args.debug = False
-    if getattr(args, "sandbox", None) or "tui_agent.agent.sandbox_choice" in sys.modules:
-        from .agent.sandbox_choice import set_cli_mode
+    if getattr(args, "sandbox", None) or "tui_agent.wiring.sandbox_choice" in sys.modules:
         from .sandbox.policy import SandboxMode
+        from .wiring.sandbox_choice import set_cli_mode
 
         # Also unset: an in-process caller's (a test's) earlier --sandbox must not stay behind.
         set_cli_mode(SandboxMode(args.sandbox) if getattr(args, "sandbox", None) else None)
@@ -212,9 +212,9 @@ def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    from .agent.host_options import HostOptions
     from .tools.process_limits import install_exit_signals
     from .ui.app import TuiAgentApp
+    from .wiring.host_options import HostOptions
 
     install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
 

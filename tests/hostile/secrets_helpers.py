@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.wiring.host_options import HostOptions
 
 from ..fake_provider import FakeProvider
 from ..run_helpers import KEY_ENV, MODEL

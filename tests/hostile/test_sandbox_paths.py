@@ -275,7 +275,7 @@ class AppHome:
             os.symlink(self.ws / ".hidden", self.ws / "linked")
             monkeypatch.setenv("XDG_CONFIG_HOME", str(self.ws / "linked" / "cfg"))
             monkeypatch.setenv("XDG_DATA_HOME", str(self.ws / "linked" / "data"))
-        # What the host hands the tools (agent/host.py), computed from the environment above.
+        # What the host hands the tools (wiring/host.py), computed from the environment above.
         config, data, _ = protected_dirs()
         self.config = config / "config.toml"
         self.session = data / "sessions" / "0001-session.jsonl"

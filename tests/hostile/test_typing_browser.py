@@ -19,12 +19,12 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from tui_agent.agent.host_options import HostOptions
 from tui_agent.session import SessionStore
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.fork_picker import ForkPicker
 from tui_agent.ui.screens.session_browser import Question, SessionBrowser
 from tui_agent.ui.session_switch import current_session_id
+from tui_agent.wiring.host_options import HostOptions
 
 from ..sessions_cli_helpers import Cli
 from .test_typing_approval import _gaps

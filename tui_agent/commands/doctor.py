@@ -7,10 +7,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..agent.sandbox_choice import session_policy
 from ..config import ConfigError, load_config
 from ..sandbox.detect import detect
 from ..sandbox.protections import missing, report
+from ..wiring.sandbox_choice import session_policy
 from .exit_status import EXIT_OK, EXIT_UNPROTECTED, EXIT_USAGE
 
 HELP = "say which protections the command sandbox has on this machine (and why one is missing)"

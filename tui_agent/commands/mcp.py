@@ -79,8 +79,8 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 async def _list(args: argparse.Namespace) -> int:
-    from ..agent.setup import tool_registry
     from ..mcp.servers import McpServers
+    from ..wiring.setup import tool_registry
 
     config = load_config()
     workspace = resolve_workspace(config, args.workspace)

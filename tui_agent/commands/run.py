@@ -29,8 +29,6 @@ from ..agent.events import (
     TurnTruncated,
     event_to_json,
 )
-from ..agent.host import open_host
-from ..agent.host_options import HostOptions
 from ..approval.approver import HeadlessApprover
 from ..config import ConfigError
 from ..context.events import context_line
@@ -39,6 +37,8 @@ from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
 from ..text.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 from ..transport import RetryWait
+from ..wiring.host import open_host
+from ..wiring.host_options import HostOptions
 from .exit_status import EXIT_OK, EXIT_TRUNCATED, EXIT_USAGE
 
 

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from ..agent.host_options import HostOptions
+from ..wiring.host_options import HostOptions
 from .arming import KeyClock
 from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
@@ -29,7 +29,7 @@ from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ..agent.events import AgentEvent
-    from ..agent.host import SessionHost
+    from ..wiring.host import SessionHost
     from .event_router import EventRouter
 
 
@@ -124,10 +124,10 @@ class TuiAgentApp(SafeApp):
 
     @work(exclusive=True, group="boot")
     async def _boot(self) -> None:
-        from ..agent.host import open_host
         from ..config import ConfigError
         from ..logs import setup_logging
         from ..session import SessionError
+        from ..wiring.host import open_host
         from . import plan_view  # noqa: F401  (registers /plan)
         from .approver import UIApprover
         from .event_router import EventRouter

@@ -24,8 +24,8 @@ from .widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from ..agent.events import AgentEvent
-    from ..agent.host import SessionHost
     from ..agent.loop import Agent
+    from ..wiring.host import SessionHost
     from .app import TuiAgentApp
     from .event_router import EventRouter
     from .router_app import RouterApp

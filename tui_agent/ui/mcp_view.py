@@ -12,8 +12,8 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from ..agent.host import SessionHost
     from ..mcp.servers import McpEvent, McpServers
+    from ..wiring.host import SessionHost
 
 
 def attach_mcp(app: Any, host: SessionHost) -> None:

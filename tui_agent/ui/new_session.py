@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 
 async def new_session(app: TuiAgentApp) -> None:
-    from ..agent.host import open_host
     from ..config import ConfigError
     from ..session import SessionError
+    from ..wiring.host import open_host
     from .approver import UIApprover
     from .event_router import EventRouter
 

@@ -44,8 +44,8 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from ..agent.host import SessionHost
     from ..session import LoadedSession
+    from ..wiring.host import SessionHost
 
 
 class ReplayStatus(Static):

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
     from textual.widget import Widget
 
-    from ..agent.host import SessionHost
+    from ..wiring.host import SessionHost
 
 W = TypeVar("W", bound="Widget")
 

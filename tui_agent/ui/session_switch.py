@@ -45,7 +45,7 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     Raises SessionError or ConfigError with a message for the user; the current session is kept
     open then.
     """
-    from ..agent.host import open_host
+    from ..wiring.host import open_host
     from .approver import UIApprover
     from .event_router import EventRouter
 

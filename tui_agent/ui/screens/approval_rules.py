@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from ..sanitize import safe_text
 
 if TYPE_CHECKING:
-    from ...agent.host import SessionHost
+    from ...wiring.host import SessionHost
 
 _MODES = {
     "ask": "ask for every call",

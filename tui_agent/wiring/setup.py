@@ -8,6 +8,10 @@ from pathlib import Path
 
 import httpx
 
+from ..agent.calls import CallRunner
+from ..agent.context_keeper import ContextKeeper, context_settings
+from ..agent.loop import Agent, LoopSettings
+from ..agent.recorder import RecordWriter, SessionRecorder
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..approval.rules import SessionRules
@@ -19,10 +23,6 @@ from ..tools.registry import ToolRegistry, builtin_registry
 from ..tools.spec import ToolContext
 from ..tools.user_defined import user_tool_specs
 from ..transport import RetryPolicy, StreamLimits
-from .calls import CallRunner
-from .context_keeper import ContextKeeper, context_settings
-from .loop import Agent, LoopSettings
-from .recorder import RecordWriter, SessionRecorder
 from .sandbox_choice import session_policy
 
 BUILTIN_SYSTEM_PROMPT = (

@@ -13,6 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ..agent.call_checkpoints import call_checkpoints
+from ..agent.events import Notice
+from ..agent.history import messages_from_records
+from ..agent.loop import Agent
+from ..agent.mcp_tools import start_mcp
+from ..agent.window_discovery import discover_window
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..config import (
@@ -32,14 +38,8 @@ from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
 from ..stream.usage import tokens_in
-from .call_checkpoints import call_checkpoints
-from .events import Notice
-from .history import messages_from_records
 from .host_options import HostOptions
-from .loop import Agent
-from .mcp_tools import start_mcp
 from .setup import approval_policy, build_agent, system_prompt
-from .window_discovery import discover_window
 
 if TYPE_CHECKING:
     from ..demo import DemoServer
@@ -105,8 +105,8 @@ class SessionHost:
         return line
 
     def _rediscover_window(self, profile: ResolvedProfile) -> None:
-        from .context_keeper import context_settings
-        from .window_discovery import discover_window
+        from ..agent.context_keeper import context_settings
+        from ..agent.window_discovery import discover_window
 
         if self.window_task is not None:
             self.window_task.cancel()
