@@ -16,10 +16,16 @@ if TYPE_CHECKING:
     from ..wiring.host import SessionHost
 
 
-def attach_mcp(app: Any, host: SessionHost) -> None:
-    """Show the host's servers (started already) and ask about an untrusted .mcp.json."""
+def attach_mcp(app: Any, host: SessionHost, *, ask_trust: bool = True) -> None:
+    """Show the host's servers (started already): their notices, and "MCP n/m ready" (nothing
+    when it has none); with ``ask_trust``, ask about an untrusted .mcp.json (once per app: a
+    switch to another session of the same workspace does not ask again)."""
     if host.mcp is not None:
         _watch(app, host.mcp)
+    else:
+        app.query_one(StatusBar).mcp = ""
+    if not ask_trust:
+        return
     from ..mcp.trust import untrusted_workspace_servers
 
     declared = untrusted_workspace_servers(host.workspace)
@@ -44,7 +50,7 @@ def _start_workspace_servers(app: Any, host: SessionHost, declared: Any) -> None
     trust(declared, host.workspace)
     configs = {n: c for n, c in declared.servers.items() if n not in host.config.mcp_servers}
     if host.mcp is None:
-        host.mcp = attach_servers(host.agent, configs, host.workspace)
+        host.mcp = attach_servers(host.agent, configs, host.workspace, host.redactor)
         _watch(app, host.mcp)
         host.mcp.start()
     else:
@@ -55,6 +61,9 @@ def _start_workspace_servers(app: Any, host: SessionHost, declared: Any) -> None
 
 def _watch(app: Any, servers: McpServers) -> None:
     def shown(event: McpEvent) -> None:
+        if getattr(app.host, "mcp", None) is not servers:
+            servers.unlisten(shown)  # a session switched away from: its servers are stopping
+            return
         try:
             status = app.query_one(StatusBar)
             transcript = app.query_one(Transcript)

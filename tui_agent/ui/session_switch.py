@@ -76,6 +76,9 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     for notice in host.notices:
         transcript.add_notice(notice.text, notice.level)
     transcript.add_notice(f"resumed session {session_id}", "info")
+    from .mcp_view import attach_mcp
+
+    attach_mcp(app, host, ask_trust=False)  # the new session's servers: notices, "MCP n/m"
     from .context_view import attach_context, show_conversation
 
     attach_context(app, host)
