@@ -73,6 +73,7 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     status.mode = str(host.policy.mode)
     status.connection = "ready"
     status.tokens = host.tokens  # the resumed session's, not the last one's
+    status.hint = "offline demo model" if host.profile.is_demo else ""
     for notice in host.notices:
         transcript.add_notice(notice.text, notice.level)
     transcript.add_notice(f"resumed session {session_id}", "info")
