@@ -20,7 +20,7 @@ import re
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|(\d{1,9})[.)])[ \t]+")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _RULE = re.compile(r"[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_MARKUP = re.compile(r"\*\*|__|`")
+_MARKUP = re.compile(r"\*+|__|`")
 
 
 def _wrapped(length: int, width: int) -> int:
@@ -28,7 +28,7 @@ def _wrapped(length: int, width: int) -> int:
     moves whole to the next line, leaving on average half a short word unused per line."""
     if length <= width:
         return 1
-    return -(-length // max(1, width - 3))
+    return -(-length // max(1, width - 2))
 
 
 def estimate_height(source: str, width: int) -> int:

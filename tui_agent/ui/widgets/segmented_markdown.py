@@ -34,6 +34,8 @@ from textual.widgets import Markdown, Static
 from .frozen_markdown import FrozenMarkdown
 from .markdown_split import FREEZE_AT, Cut, MarkdownSplitter
 
+PIECE_AT = 2 * 1024  # the size of one frozen widget (a live segment freezes at FREEZE_AT)
+
 log = logging.getLogger(__name__)
 
 
@@ -49,19 +51,31 @@ class _Freeze:
 _Work = str | _Freeze
 
 
-def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
-    """The segments ``append(text)`` then ``finish()`` would give, without a widget (a resumed
-    session keeps thousands of finished answers as data)."""
-    done: list[str] = []
+def _split(text: str, size: int) -> list[str]:
+    parts: list[str] = []
     current: list[str] = []
-    for piece in MarkdownSplitter(freeze_at).feed(text):
+    for piece in MarkdownSplitter(size).feed(text):
         if isinstance(piece, Cut):
-            done.append("".join(current) + piece.close)
+            parts.append("".join(current) + piece.close)
             current = [piece.reopen] if piece.reopen else []
         else:
             current.append(piece)
-    done.append("".join(current))
-    return tuple(part for part in done if part.strip())
+    parts.append("".join(current))
+    return [part for part in parts if part.strip()]
+
+
+def frozen_pieces(display: str) -> list[str]:
+    """A finished segment cut again, at about PIECE_AT, into the widgets that show it: each is
+    rendered only when painted, so what is rendered is close to what is on screen. Cutting a
+    piece again gives it back unchanged."""
+    pieces = _split(display, PIECE_AT)
+    return pieces if "".join(pieces) == display else [display]
+
+
+def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
+    """The frozen pieces ``append(text)`` then ``finish()`` would show, without a widget (a
+    resumed session keeps thousands of finished answers as data)."""
+    return tuple(piece for part in _split(text, freeze_at) for piece in frozen_pieces(part))
 
 
 class SegmentedMarkdown(Vertical):
@@ -190,17 +204,17 @@ class SegmentedMarkdown(Vertical):
         """The widget for a finished segment."""
         return FrozenMarkdown(display)
 
-    def _frozen_widget(self, display: str, index: int) -> Widget:
-        widget = self.make_frozen(display)
-        if index:
+    def _frozen_widgets(self, display: str, first: bool) -> list[Widget]:
+        widgets = [self.make_frozen(piece) for piece in frozen_pieces(display)]
+        for widget in widgets[1:] if first else widgets:
             widget.add_class("-follows")  # a blank line above, as between markdown blocks
-        return widget
+        return widgets
 
     def compose(self) -> ComposeResult:
         with self._frozen:
             if self._restored:
                 for index, display in enumerate(self.segments()):
-                    yield self._frozen_widget(display, index)
+                    yield from self._frozen_widgets(display, first=index == 0)
 
     def on_mount(self) -> None:
         if not self._restored:
@@ -266,8 +280,8 @@ class SegmentedMarkdown(Vertical):
     async def _freeze(self, work: _Freeze) -> None:
         with self.app.batch_update():
             if work.display.strip():
-                index = len(self._frozen.children)
-                await self._frozen.mount(self._frozen_widget(work.display, index))
+                first = not self._frozen.children
+                await self._frozen.mount_all(self._frozen_widgets(work.display, first))
             self._shown = work.index + 1
             live, self._live = self._live, None
             if live is not None:
