@@ -12,7 +12,7 @@ from tests.ui_stream_helpers import TranscriptApp, full_speed, settle
 from tests.ui_transcript_helpers import chunks, sample_markdown
 from tui_agent.ui.widgets.frozen_markdown import FrozenMarkdown
 from tui_agent.ui.widgets.markdown_height import estimate_height
-from tui_agent.ui.widgets.segmented_markdown import PIECE_AT, finished_segments, frozen_pieces
+from tui_agent.ui.widgets.segmented_markdown import finished_segments
 from tui_agent.ui.widgets.transcript import Transcript
 
 
@@ -33,16 +33,6 @@ def test_the_estimate_is_close_to_the_real_height() -> None:
                 estimated += estimate
                 real_total += real
     assert abs(estimated - real_total) <= real_total // 20
-
-
-def test_frozen_pieces_are_small_whole_and_stable() -> None:
-    for seed in range(3):
-        text = sample_markdown(60_000, seed)
-        pieces = finished_segments(text)
-        assert "".join(pieces) == text
-        assert sum(len(piece) < 3 * PIECE_AT for piece in pieces) >= len(pieces) - 2
-        for piece in pieces:
-            assert frozen_pieces(piece) == [piece]  # a restored answer is cut the same way
 
 
 def _painted(widget: FrozenMarkdown) -> bool:

@@ -2,9 +2,12 @@
 
 Only the last segment (about 8 KB, see markdown_split) is a live Textual Markdown widget, fed
 with ``Markdown.append``; each finished segment is replaced by one FrozenMarkdown, and at
-``finish()`` the live tail is rendered once the same way. So the cost of a delta depends on the
-size of one segment, not on the length of the answer, and a finished answer is a handful of
-widgets.
+``finish()`` the live tail is frozen the same way. So the cost of a delta depends on the size of
+one segment, not on the length of the answer, a finished answer is a handful of widgets, and a
+frozen segment is rendered only when it is painted (see frozen_markdown). Frozen widgets of
+2-4 KB, so that less off-screen text is rendered with what is on screen, were measured (bench/
+ui_answer_bench.py) and not kept: mounting 4x the widgets cost more at 1 MB (+25%) than the
+smaller renders saved at 20 KB (within the noise).
 
 ``append`` and ``finish`` are plain calls that only queue work: a worker of this widget does the
 mounting and appending in order, and coalesces whatever queued up while it was busy (the job
@@ -34,8 +37,6 @@ from textual.widgets import Markdown, Static
 from .frozen_markdown import FrozenMarkdown
 from .markdown_split import FREEZE_AT, Cut, MarkdownSplitter
 
-PIECE_AT = 2 * 1024  # the size of one frozen widget (a live segment freezes at FREEZE_AT)
-
 log = logging.getLogger(__name__)
 
 
@@ -51,31 +52,19 @@ class _Freeze:
 _Work = str | _Freeze
 
 
-def _split(text: str, size: int) -> list[str]:
-    parts: list[str] = []
+def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
+    """The segments ``append(text)`` then ``finish()`` would give, without a widget (a resumed
+    session keeps thousands of finished answers as data)."""
+    done: list[str] = []
     current: list[str] = []
-    for piece in MarkdownSplitter(size).feed(text):
+    for piece in MarkdownSplitter(freeze_at).feed(text):
         if isinstance(piece, Cut):
-            parts.append("".join(current) + piece.close)
+            done.append("".join(current) + piece.close)
             current = [piece.reopen] if piece.reopen else []
         else:
             current.append(piece)
-    parts.append("".join(current))
-    return [part for part in parts if part.strip()]
-
-
-def frozen_pieces(display: str) -> list[str]:
-    """A finished segment cut again, at about PIECE_AT, into the widgets that show it: each is
-    rendered only when painted, so what is rendered is close to what is on screen. Cutting a
-    piece again gives it back unchanged."""
-    pieces = _split(display, PIECE_AT)
-    return pieces if "".join(pieces) == display else [display]
-
-
-def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
-    """The frozen pieces ``append(text)`` then ``finish()`` would show, without a widget (a
-    resumed session keeps thousands of finished answers as data)."""
-    return tuple(piece for part in _split(text, freeze_at) for piece in frozen_pieces(part))
+    done.append("".join(current))
+    return tuple(part for part in done if part.strip())
 
 
 class SegmentedMarkdown(Vertical):
@@ -204,17 +193,17 @@ class SegmentedMarkdown(Vertical):
         """The widget for a finished segment."""
         return FrozenMarkdown(display)
 
-    def _frozen_widgets(self, display: str, first: bool) -> list[Widget]:
-        widgets = [self.make_frozen(piece) for piece in frozen_pieces(display)]
-        for widget in widgets[1:] if first else widgets:
+    def _frozen_widget(self, display: str, index: int) -> Widget:
+        widget = self.make_frozen(display)
+        if index:
             widget.add_class("-follows")  # a blank line above, as between markdown blocks
-        return widgets
+        return widget
 
     def compose(self) -> ComposeResult:
         with self._frozen:
             if self._restored:
                 for index, display in enumerate(self.segments()):
-                    yield from self._frozen_widgets(display, first=index == 0)
+                    yield self._frozen_widget(display, index)
 
     def on_mount(self) -> None:
         if not self._restored:
@@ -280,8 +269,8 @@ class SegmentedMarkdown(Vertical):
     async def _freeze(self, work: _Freeze) -> None:
         with self.app.batch_update():
             if work.display.strip():
-                first = not self._frozen.children
-                await self._frozen.mount_all(self._frozen_widgets(work.display, first))
+                index = len(self._frozen.children)
+                await self._frozen.mount(self._frozen_widget(work.display, index))
             self._shown = work.index + 1
             live, self._live = self._live, None
             if live is not None:
