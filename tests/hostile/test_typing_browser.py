@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from tui_agent.session import SessionStore
 from tui_agent.ui.app import TuiAgentApp
@@ -61,8 +62,18 @@ async def _type(app: TuiAgentApp, keys: list[str], cps: float, seed: int) -> lis
     for key, gap in zip(keys, _gaps(cps, len(keys), seed), strict=True):
         _key(app, key)
         await asyncio.sleep(gap)
+        waited = 0.0
         while key == "ctrl+o" and len(getattr(_browser(app), "shown", ())) < 3:
             await asyncio.sleep(0.005)  # the list is there before the next key (determinism)
+            waited += 0.005
+            if waited > 20.0:  # never hang the suite: fail, saying what did not come
+                raise AssertionError(f"the browser did not list 3 sessions: {_browser(app)}")
+        waited = 0.0
+        while key == "down" and not isinstance(app.focused, DataTable):
+            await asyncio.sleep(0.005)  # ↓ has reached the table before the next key (load)
+            waited += 0.005
+            if waited > 20.0:
+                raise AssertionError(f"↓ did not reach the table: {app.focused}")
         browser = _browser(app)
         if browser is not None:
             said.append(str(browser.query_one(Question).render()))
