@@ -7,7 +7,9 @@ widgets that really fail, not by patching private code."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Iterator
 
 import pytest
 from rich.text import Text
@@ -84,7 +86,7 @@ async def _stream(
     body: SegmentedMarkdown, text: str, caplog: pytest.LogCaptureFixture, frozen: int | None = None
 ) -> None:
     app = WidgetApp(body)
-    with caplog.at_level(logging.ERROR, logger=LOGGER):
+    with caplog.at_level(logging.ERROR, logger=LOGGER), _caught(caplog):
         async with app.run_test(size=(100, 40)) as pilot:
             for index, delta in enumerate(chunks(text, 200), 1):
                 body.append(delta)
@@ -132,7 +134,7 @@ async def test_removing_the_widget_mid_stream_is_not_a_failure(
 ) -> None:
     body = SegmentedMarkdown(freeze_at=1024)
     app = WidgetApp(body)
-    with caplog.at_level(logging.ERROR, logger=LOGGER):
+    with caplog.at_level(logging.ERROR, logger=LOGGER), _caught(caplog):
         async with app.run_test(size=(100, 40)):
             for delta in chunks(sample_markdown(12_000), 100):
                 body.append(delta)
@@ -140,3 +142,15 @@ async def test_removing_the_widget_mid_stream_is_not_a_failure(
             await body.remove()  # a session switch takes the transcript's widgets away
             await asyncio.wait_for(body.wait_idle(), IDLE_TIMEOUT_S)
     assert not caplog.records
+
+
+@contextlib.contextmanager
+def _caught(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """caplog's handler on the app's own logger: the app's log set-up (run by other tests in the
+    same worker) stops its records from propagating to the root logger caplog listens on."""
+    logger = logging.getLogger(LOGGER)
+    logger.addHandler(caplog.handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(caplog.handler)
