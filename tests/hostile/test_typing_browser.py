@@ -12,6 +12,8 @@ stops typing the same keys work, so the questions were really there.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +38,7 @@ KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API
 # words finds the session that holds them, so an Enter there would resume it.
 WORDS = "yes do it and no fine "
 PHRASE = WORDS + "\n"
+PAUSE_S = 0.9  # a gap this long is a pause in typing (the app waits for about 1 s)
 
 
 @pytest.fixture
@@ -56,10 +59,15 @@ async def _wait(pilot: Pilot[None], condition: Callable[[], bool], what: str) ->
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def _type(app: TuiAgentApp, keys: list[str], cps: float, seed: int) -> list[str]:
-    """Press ``keys`` at ``cps`` with jitter; what the browser's question said meanwhile."""
+async def _type(
+    app: TuiAgentApp, keys: list[str], cps: float, seed: int, pressed: list[float] | None = None
+) -> list[str]:
+    """Press ``keys`` at ``cps`` with jitter; what the browser's question said meanwhile.
+    ``pressed`` gets the real time of each key (a loaded machine may stretch a gap)."""
     said: list[str] = []
     for key, gap in zip(keys, _gaps(cps, len(keys), seed), strict=True):
+        if pressed is not None:
+            pressed.append(time.monotonic())
         _key(app, key)
         await asyncio.sleep(gap)
         waited = 0.0
@@ -129,8 +137,15 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
         lead = {"search": [], "table": ["down", "down"], "fork": ["down", "down", "f"]}[where]
         words = list(PHRASE) * max(2, round(3.0 * cps / len(PHRASE)))
         keys = [*"hello ", "ctrl+o", *lead, *words]
-        said = await _type(app, keys, cps, seed)
+        pressed: list[float] = []
+        said = await _type(app, keys, cps, seed, pressed)
         await asyncio.sleep(0.1)
+        typed = pressed[-len(words) :]
+        longest = max(b - a for a, b in itertools.pairwise(typed))
+        if longest >= PAUSE_S:
+            # The machine stalled this test's own typing: a real pause, after which a key may
+            # rightly decide. That run says nothing about continuous typing.
+            pytest.skip(f"the typing itself paused {longest:.2f} s (a loaded machine)")
         assert current_session_id(app) == opened, "switched"
         assert cli.store.resolve(target).exists(), "deleted"
         assert not _sessions() - before - {opened}, "forked"
