@@ -56,7 +56,7 @@ def test_alt_enter_and_ctrl_j_add_a_line_in_tmux(tmp_path: Path) -> None:
         return shown
 
     subprocess.run(
-        [TMUX, *socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
+        [TMUX, *socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "60",
          "-c", str(tmp_path / "ws"), command],
         env=env, check=True, timeout=10,
     )  # fmt: skip
@@ -76,7 +76,9 @@ def test_alt_enter_and_ctrl_j_add_a_line_in_tmux(tmp_path: Path) -> None:
         assert "beta line" in rows[at[0] + 1], shown
         assert "gamma line" in rows[at[0] + 2], shown
         tmux("send-keys", "-t", name, "Enter")
-        wait("I need no network", 10.0)  # the demo's answer to a message it does not know
+        # the demo's answer to a message it does not know (its first line: the pane is tall
+        # enough for the whole help answer even when the transcript follows it to the bottom)
+        wait("I need no network", 30.0)
         (session,) = (tmp_path / "data" / "tui-agent" / "sessions").glob("*.jsonl")
         records = [json.loads(line) for line in session.read_text().splitlines()]
         sent = [record["text"] for record in records if record["type"] == "user"]
