@@ -29,6 +29,8 @@ from .transcript_item import ItemSnapshot
 from .user_message import UserSnapshot
 
 if TYPE_CHECKING:  # imported when first used: markdown-it and pygments are not first-screen
+    from textual.layout import DockArrangeResult
+
     from .assistant_message import AssistantMessage
     from .reasoning_block import ReasoningBlock
 
@@ -276,6 +278,21 @@ class Transcript(VerticalScroll):
             # Following, yet left behind: a scroll key pressed at the very bottom released
             # Textual's anchor without moving, and nothing in 8.2.8 engages it again.
             self.anchor()
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        # While anchored, Textual 8.2.8's compositor scrolls to the arranged content's bottom
+        # right after this call, unclamped: content that has just shrunk below the view (an
+        # output closed) would be drawn for a frame scrolled to a negative offset, pushed down
+        # under a scrollbar, where a click lands on another card (Textualize/textual#6652).
+        # watch_virtual_size comes too late for that frame, so the anchor is let go here.
+        result = super().arrange(size, optimal)
+        if self.is_anchored:
+            view = self.container_size.height - self.scrollbar_size_horizontal
+            if result.spatial_map.total_region.bottom <= view:
+                self.anchor(False)
+                self.set_reactive(Transcript.scroll_y, 0)
+                self.set_reactive(Transcript.scroll_target_y, 0)
+        return result
 
     def _overflows(self, virtual_size: Size) -> bool:
         return virtual_size.height > self.scrollable_content_region.height
