@@ -76,9 +76,9 @@ def test_alt_enter_and_ctrl_j_add_a_line_in_tmux(tmp_path: Path) -> None:
         assert "beta line" in rows[at[0] + 1], shown
         assert "gamma line" in rows[at[0] + 2], shown
         tmux("send-keys", "-t", name, "Enter")
-        # the demo's answer to a message it does not know (its first line: the pane is tall
-        # enough for the whole help answer even when the transcript follows it to the bottom)
-        wait("I need no network", 30.0)
+        # the demo's answer to a message it does not know ("--model." ends it; the notice at
+        # start names --model too, but never with the full stop)
+        wait("--model.", 30.0)  # its last word: the view follows it down
         (session,) = (tmp_path / "data" / "tui-agent" / "sessions").glob("*.jsonl")
         records = [json.loads(line) for line in session.read_text().splitlines()]
         sent = [record["text"] for record in records if record["type"] == "user"]
