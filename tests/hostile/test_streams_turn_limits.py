@@ -86,10 +86,12 @@ def test_run_ends_a_turn_of_tiny_events_at_its_limit_runs_nothing_and_stays_smal
     """300,000 tiny events (~40 MB) against max_turn_events = 5,000: truncated, exit 2, the reason
     on stderr, no assistant record, nothing run, a small session line, and the process's peak
     memory within a few MB of a one-event turn's, measured the same way in the same test."""
+    # A known window: no discovery request (a POST to /api/show among them) still in flight
+    # when the truncated run exits, which the fake provider would count as a broken request.
     home = Home(tmp_path)
-    home.settings(max_turn_events=5_000)
+    home.settings(max_turn_events=5_000, context_window=131_072)
     small_home = Home(tmp_path / "small")
-    small_home.settings(max_turn_events=5_000)
+    small_home.settings(max_turn_events=5_000, context_window=131_072)
     with FakeProvider("openai-chat", api_key=KEY) as server:
         server.script(Reply(tiny_events(300_000)), Reply(tiny_events(1, call=False)))
         done, peak = _peak_rss(home, home.argv(server, "go", "--json", approve="all"))
