@@ -282,6 +282,23 @@ def test_held_connection_stays_open_until_the_client_leaves() -> None:
         assert server.wait_connections(0, 2.0)
 
 
+def test_a_client_that_leaves_mid_request_is_not_a_failure_but_a_malformed_one_is() -> None:
+    """A process that exits with a request half sent (a background model-information question)
+    is the client leaving; bytes that are not HTTP are a broken request and fail the test."""
+    with FakeProvider("openai-chat") as server:
+        for partial in (b"POST /api/show HTTP/1.1\r\ncontent-length: 40\r\n\r\n{\"model\"", b"GET /pro"):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+                sock.sendall(partial)
+        assert server.wait_connections(0, 2.0)
+        assert server.failures == []
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(b"NONSENSE\r\n\r\n")
+            sock.recv(4096)
+        assert server.wait_connections(0, 2.0)
+        assert [f for f in server.failures if "bad request line" in f]
+        server.failures.clear()
+
+
 def test_stop_returns_promptly_with_a_held_connection() -> None:
     server = FakeProvider("openai-chat", hold_timeout_s=30).start()
     try:

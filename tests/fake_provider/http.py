@@ -22,6 +22,12 @@ class BadRequest(Exception):
     """The bytes are not an HTTP/1.1 request we can read."""
 
 
+class ClientGone(ConnectionError):
+    """The client closed its socket part-way through a request: a process that exited (or was
+    killed) with a request in flight, such as a background model-information question. That
+    is the client leaving, not a malformed request, so it is not a test failure."""
+
+
 @dataclass
 class Request:
     """One received request. Header names are lower-case; ``json`` is None if not JSON;
@@ -60,7 +66,7 @@ class Connection:
                 raise BadRequest("request head too large")
             if not await self._fill():
                 if self.buffer:
-                    raise BadRequest("connection closed mid-request")
+                    raise ClientGone("connection closed mid-request")
                 return None
         out = bytes(self.buffer[:at])
         del self.buffer[: at + len(sep)]
@@ -69,7 +75,7 @@ class Connection:
     async def _exactly(self, n: int) -> bytes:
         while len(self.buffer) < n:
             if not await self._fill():
-                raise BadRequest("connection closed mid-body")
+                raise ClientGone("connection closed mid-body")
         out = bytes(self.buffer[:n])
         del self.buffer[:n]
         return out
