@@ -286,7 +286,8 @@ def test_a_client_that_leaves_mid_request_is_not_a_failure_but_a_malformed_one_i
     """A process that exits with a request half sent (a background model-information question)
     is the client leaving; bytes that are not HTTP are a broken request and fail the test."""
     with FakeProvider("openai-chat") as server:
-        for partial in (b"POST /api/show HTTP/1.1\r\ncontent-length: 40\r\n\r\n{\"model\"", b"GET /pro"):
+        half_body = b'POST /api/show HTTP/1.1\r\ncontent-length: 40\r\n\r\n{"model"'
+        for partial in (half_body, b"GET /pro"):
             with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
                 sock.sendall(partial)
         assert server.wait_connections(0, 2.0)
