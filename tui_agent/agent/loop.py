@@ -44,6 +44,7 @@ from .compactor import compact
 from .context_keeper import ContextKeeper
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
 from .recorder import SessionRecorder
+from .task_events import TaskEvents
 from .tool_list import ToolListLog
 
 
@@ -248,12 +249,12 @@ class Agent:
         Every call's result joins the conversation even when the caller stops listening: the
         calls are then cancelled (what runs is killed) and their results kept.
         """
-        queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        task = asyncio.ensure_future(self.calls.run_round(turn.tool_calls, queue.put_nowait))
-        # The sentinel comes after every event the round emitted: it is queued once it ended.
-        task.add_done_callback(lambda _: queue.put_nowait(None))
+        events: TaskEvents[AgentEvent] = TaskEvents()
+        task = events.follow(
+            asyncio.ensure_future(self.calls.run_round(turn.tool_calls, events.put))
+        )
         try:
-            while (event := await queue.get()) is not None:
+            async for event in events:
                 yield event
         finally:
             if not task.done():
@@ -279,7 +280,7 @@ class Agent:
         tools, settings = self._offered()
         self._tool_list.before_request(self.recorder, tools)
         request = build(self.context.view(self.messages), tools, settings)
-        queue: asyncio.Queue[list[Progress] | RetryWait | None] = asyncio.Queue()
+        events: TaskEvents[list[Progress] | RetryWait] = TaskEvents()
         raw: list[RawEvent] = []
         text: list[str] = []
         announced: dict[int, ToolCallAnnounced] = {}
@@ -287,24 +288,25 @@ class Agent:
         def record(t: float, event: str, data: str) -> None:
             raw.append(RawEvent(t=round(t, 4), event=event, data=data))
 
-        task = asyncio.ensure_future(
-            stream_turn(
-                self.client,
-                request,
-                self.protocol,
-                self.provider,
-                limits=self.settings.limits,
-                on_progress=queue.put_nowait,
-                on_retry=queue.put_nowait,
-                record=record,
+        task = events.follow(
+            asyncio.ensure_future(
+                stream_turn(
+                    self.client,
+                    request,
+                    self.protocol,
+                    self.provider,
+                    limits=self.settings.limits,
+                    on_progress=events.put,
+                    on_retry=events.put,
+                    record=record,
+                )
             )
         )
-        task.add_done_callback(lambda _: queue.put_nowait(None))
         self._stream_task = task
         if self._cancelled:  # Esc came before the request went out
             task.cancel()
         try:
-            while (batch := await queue.get()) is not None:
+            async for batch in events:
                 for item in batch if isinstance(batch, list) else [batch]:
                     if isinstance(item, TextDelta):
                         text.append(item.text)
