@@ -4,14 +4,16 @@ is right after a turn, after resuming the session and after switching to another
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
 from tui_agent import assemble
+from tui_agent.providers import PROTOCOLS, tokens_used
 from tui_agent.stream.assembler import TurnAssembler
 from tui_agent.stream.events import TurnEnd, UsageReported
 from tui_agent.stream.turn import Turn
-from tui_agent.stream.usage import merge_usage, tokens_used
+from tui_agent.stream.usage import merge_usage
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.session_switch import current_session_id
 from tui_agent.ui.widgets.status_bar import StatusBar
@@ -44,7 +46,7 @@ def test_anthropic_split_usage_keeps_the_input_tokens() -> None:
     turn = assemble("anthropic", [_case("anthropic/sonnet4-text-then-tool-use")])
     assert turn.usage is not None
     assert (turn.usage["input_tokens"], turn.usage["output_tokens"]) == (377, 65)
-    assert tokens_used(turn.usage) == 377 + 65
+    assert tokens_used("anthropic", turn.usage) == 377 + 65
     cut = assemble("anthropic", [_case("anthropic/sonnet37-tool-use-truncated-max-tokens")])
     assert cut.usage is not None
     assert (cut.usage["input_tokens"], cut.usage["output_tokens"]) == (450, 124)
@@ -74,18 +76,50 @@ def test_merge_is_by_field_later_wins_nested_merged_null_keeps() -> None:
 
 
 @pytest.mark.parametrize(
-    ("usage", "tokens"),
+    ("protocol", "usage", "tokens"),
     [
-        ({"input_tokens": 5, "output_tokens": 9}, 14),
-        ({"input_tokens": 5, "cache_read_input_tokens": 100, "output_tokens": 9}, 114),
-        ({"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}, 7),
-        ({"promptTokenCount": 3, "totalTokenCount": 11}, 11),
-        ({"total_tokens": True, "input_tokens": -4, "output_tokens": "9"}, 0),
-        (None, 0),
+        ("anthropic", {"input_tokens": 5, "output_tokens": 9}, 14),
+        ("anthropic", {"input_tokens": 5, "cache_read_input_tokens": 100, "output_tokens": 9}, 114),
+        ("openai-chat", {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}, 7),
+        ("openai-chat", {"prompt_tokens": 3, "completion_tokens": 4}, 7),
+        ("openai-responses", {"input_tokens": 3, "output_tokens": 4}, 7),
+        ("gemini", {"promptTokenCount": 3, "totalTokenCount": 11}, 11),
+        ("gemini", {"promptTokenCount": 3, "candidatesTokenCount": 5}, 8),
+        ("gemini-interactions", {"total_input_tokens": 7, "total_output_tokens": 26}, 33),
+        # Another protocol's names are not this one's: nothing is counted twice or guessed.
+        ("openai-chat", {"input_tokens": 5, "output_tokens": 9}, 0),
+        ("gemini", {"total_tokens": 5}, 0),
+        ("anthropic", {"total_tokens": True, "input_tokens": -4, "output_tokens": "9"}, 0),
+        ("openai-chat", None, 0),
+        ("no-such-protocol", {"total_tokens": 5}, 0),
     ],
 )
-def test_tokens_used(usage: dict[str, object] | None, tokens: int) -> None:
-    assert tokens_used(usage) == tokens
+def test_tokens_used(protocol: str, usage: dict[str, object] | None, tokens: int) -> None:
+    assert tokens_used(protocol, usage) == tokens
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_every_recording_with_usage_counts_its_total(case: Any) -> None:
+    """Each protocol's reading of every real recording: where the usage gives a total, the count
+    is that total; where it gives only parts (Anthropic), their sum; never zero when it counts."""
+    turn = assemble(case.protocol, [case.body])
+    usage = turn.usage or {}
+    spec = PROTOCOLS[case.protocol]
+    total = next((usage[k] for k in spec.usage.totals if isinstance(usage.get(k), int)), None)
+    parts = sum(v for k in spec.usage.parts if isinstance(v := usage.get(k), int))
+    if total:
+        assert tokens_used(case.protocol, usage) == total
+    elif parts:
+        assert tokens_used(case.protocol, usage) == parts
+    else:
+        assert tokens_used(case.protocol, usage) == 0
+
+
+def test_each_protocol_counts_some_real_recording() -> None:
+    counted = {
+        c.protocol for c in CASES if tokens_used(c.protocol, assemble(c.protocol, [c.body]).usage)
+    }
+    assert counted == set(PROTOCOLS)
 
 
 def _tokens(app: TuiAgentApp) -> int:

@@ -24,7 +24,6 @@ from ..context.window import ContextWindow, WindowSource, builtin_window, over_t
 from ..conversation import Message
 from ..providers import ToolSchema
 from ..stream.turn import TruncatedTurn
-from ..stream.usage import tokens_used
 
 # The limit a server's overflow error names wins even over the configured window: the server
 # is the one refusing.
@@ -119,10 +118,11 @@ class ContextKeeper:
         self.base_at = self.replaced + len(kept)
         self._given = 0
 
-    def after_turn(self, usage: dict[str, object] | None, kept: Sequence[Message]) -> None:
+    def after_turn(self, tokens: int, kept: Sequence[Message]) -> None:
+        """A turn completed whose usage counts ``tokens`` (0: it said nothing usable)."""
         self._given = 0
-        if tokens_used(usage):
-            self.counted(tokens_used(usage), kept)
+        if tokens:
+            self.counted(tokens, kept)
 
     def update(
         self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]

@@ -32,6 +32,7 @@ class TurnStarted:
 @dataclass(frozen=True, slots=True)
 class TurnCompleted:
     turn: Turn
+    tokens: int = 0  # what the turn's usage counts, read as its protocol reports it
 
 
 @dataclass(frozen=True, slots=True)

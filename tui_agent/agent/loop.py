@@ -24,7 +24,7 @@ import httpx
 from ..approval import plan
 from ..context.events import Compacted
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
-from ..providers import RequestSettings, ToolSchema, request_builder
+from ..providers import RequestSettings, ToolSchema, request_builder, tokens_used
 from ..session.records import (
     AssistantRecord,
     AttachedFile,
@@ -215,8 +215,9 @@ class Agent:
                             continue
                 yield LoopEnded("cancelled" if self._cancelled else "truncated", message)
                 return
-            yield TurnCompleted(result)
-            self.context.after_turn(result.usage, self.messages)
+            tokens = tokens_used(self.protocol, result.usage)
+            yield TurnCompleted(result, tokens)
+            self.context.after_turn(tokens, self.messages)
             yield self.context.update(self.request.system, self.tools, self.messages)
             if not result.tool_calls:
                 yield LoopEnded("complete")

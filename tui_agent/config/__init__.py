@@ -6,12 +6,10 @@ from .errors import (
     MissingApiKeyError,
     MissingModelError,
     UnknownProfileError,
-    UnknownProtocolError,
     WorkspaceError,
 )
 from .load import default_config_path, load_config
 from .model import DEMO_PROFILE, ApprovalConfig, Config, Profile, Settings
-from .protocols import PROTOCOL_DEFAULTS, PROTOCOL_NAMES, ProtocolDefaults
 from .resolve import DEMO_MODEL, DEMO_PROTOCOL, ResolvedProfile, demo_profile, resolve_profile
 from .save import forget_rule, remember_rule, save_approval_rules
 from .workspace import resolve_workspace
@@ -20,8 +18,6 @@ __all__ = [
     "DEMO_MODEL",
     "DEMO_PROFILE",
     "DEMO_PROTOCOL",
-    "PROTOCOL_DEFAULTS",
-    "PROTOCOL_NAMES",
     "ApprovalConfig",
     "Config",
     "ConfigError",
@@ -29,11 +25,9 @@ __all__ = [
     "MissingApiKeyError",
     "MissingModelError",
     "Profile",
-    "ProtocolDefaults",
     "ResolvedProfile",
     "Settings",
     "UnknownProfileError",
-    "UnknownProtocolError",
     "WorkspaceError",
     "default_config_path",
     "demo_profile",

@@ -15,10 +15,6 @@ class UnknownProfileError(ConfigError):
     """The profile asked for is not in config.toml."""
 
 
-class UnknownProtocolError(ConfigError):
-    """A protocol name we do not speak."""
-
-
 class MissingApiKeyError(ConfigError):
     """The environment variable that should hold the API key is unset or empty."""
 

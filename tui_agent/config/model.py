@@ -21,7 +21,7 @@ from ..sandbox.policy import (
     SandboxMode,
 )
 from .errors import ConfigError
-from .protocols import check_base_url, normalize_base_url, protocol_defaults
+from .protocols import check_base_url, known_protocol, normalize_base_url
 
 DEMO_PROFILE = "demo"  # reserved for the built-in offline model
 
@@ -50,7 +50,7 @@ class Profile(BaseModel):
     @classmethod
     def _known_protocol(cls, value: str) -> str:
         try:
-            protocol_defaults(value)
+            known_protocol(value)
         except ConfigError as exc:
             raise ValueError(str(exc)) from None
         return value
@@ -85,7 +85,7 @@ class Profile(BaseModel):
 
 def check_stateful(protocol: str, stateful: bool) -> None:
     """ConfigError when ``stateful = true`` is asked of a protocol that cannot do it."""
-    if stateful and not protocol_defaults(protocol).stateful_capable:
+    if stateful and not known_protocol(protocol).stateful_capable:
         raise ConfigError(
             f"stateful = true needs protocol openai-responses or gemini-interactions, "
             f"not {protocol}"

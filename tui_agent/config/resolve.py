@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..providers import PROTOCOLS
 from .errors import (
     ConfigError,
     MissingApiKeyError,
@@ -30,11 +31,10 @@ from .errors import (
 )
 from .model import DEMO_PROFILE, Config, Profile, check_stateful
 from .protocols import (
-    PROTOCOL_DEFAULTS,
     check_base_url,
     is_official_host,
+    known_protocol,
     normalize_base_url,
-    protocol_defaults,
 )
 
 DEMO_PROTOCOL = "openai-chat"
@@ -89,9 +89,9 @@ def resolve_profile(
         return demo_profile(config)
 
     chosen_protocol = protocol if protocol is not None else base.protocol
-    defaults = protocol_defaults(chosen_protocol)
+    spec = known_protocol(chosen_protocol)
     url = normalize_base_url(base_url) if base_url is not None else base.base_url
-    url = url or defaults.base_url
+    url = url or spec.base_url
     check_base_url(chosen_protocol, url)
     check_stateful(chosen_protocol, base.stateful)
 
@@ -159,7 +159,7 @@ def _pick(
             raise UnknownProfileError(f"no profile named {profile!r}; known profiles: {known}")
         return profile, config.profiles[profile]
     if protocol is not None:
-        protocol_defaults(protocol)  # an unknown protocol is named before anything else
+        known_protocol(protocol)  # an unknown protocol is named before anything else
         return AD_HOC_PROFILE, Profile(protocol=protocol)
     name = _default_name(config)
     if name is not None:
@@ -169,7 +169,7 @@ def _pick(
     if given:
         raise ConfigError(
             f"{', '.join(given)} need a protocol: pass --protocol (one of "
-            f"{', '.join(PROTOCOL_DEFAULTS)}) or --profile NAME"
+            f"{', '.join(PROTOCOLS)}) or --profile NAME"
         )
     found = [env for env in _all_key_envs() if environ.get(env, "").strip()]
     if found:
@@ -207,7 +207,7 @@ def _api_key(
     if env_name is not None:
         candidates: tuple[str, ...] = (env_name,)
     elif is_official_host(protocol, base_url):
-        candidates = protocol_defaults(protocol).key_envs
+        candidates = known_protocol(protocol).key_envs
     else:
         return None, None  # a local or third-party server: only a named variable is sent to it
     for env in candidates:
@@ -227,8 +227,8 @@ def _api_key(
 
 def _all_key_envs() -> list[str]:
     seen: dict[str, None] = {}
-    for defaults in PROTOCOL_DEFAULTS.values():
-        seen.update(dict.fromkeys(defaults.key_envs))
+    for spec in PROTOCOLS.values():
+        seen.update(dict.fromkeys(spec.key_envs))
     return list(seen)
 
 

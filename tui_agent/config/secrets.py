@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from ..providers import PROTOCOLS
 from .model import Config
-from .protocols import PROTOCOL_DEFAULTS
 
 
 def key_values(config: Config | None, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -19,7 +19,7 @@ def key_values(config: Config | None, environ: Mapping[str, str] | None = None) 
     from ..tools.environment import looks_secret
 
     env = os.environ if environ is None else environ
-    names = {name for defaults in PROTOCOL_DEFAULTS.values() for name in defaults.key_envs}
+    names = {name for spec in PROTOCOLS.values() for name in spec.key_envs}
     names |= {name for name in env if looks_secret(name)}
     if config is not None:
         names |= {p.api_key_env for p in config.profiles.values() if p.api_key_env}

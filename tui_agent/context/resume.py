@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..conversation import AssistantMessage, Message
+from ..providers import tokens_used
 from ..session.records import AssistantRecord, CompactionRecord
-from ..stream.usage import tokens_used
 from .events import Compacted, CompactionReason
 
 
@@ -41,12 +41,12 @@ def resumed_context(records: Sequence[Any], messages: Sequence[Message]) -> Resu
     base_at = 0
     if compaction is not None and summary is not None and not turn_after_compaction:
         base, base_at = compaction.tokens_after, min(compaction.at, len(messages))
-    elif last_turn is not None and tokens_used(last_turn.usage):
+    elif last_turn is not None and tokens_used(last_turn.protocol, last_turn.usage):
         last = max(
             (i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)), default=-1
         )
         if last >= replaced:
-            base, base_at = tokens_used(last_turn.usage), last + 1
+            base, base_at = tokens_used(last_turn.protocol, last_turn.usage), last + 1
     return ResumedContext(summary, replaced, base, base_at)
 
 

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 from .decoding import StreamDecoder
-from .registry import PROTOCOLS, UnknownProtocolError, decoder_for, request_builder
+from .registry import (
+    PROTOCOLS,
+    UnknownProtocolError,
+    decoder_for,
+    protocol_spec,
+    request_builder,
+    tokens_used,
+)
 from .request import ProviderRequest, RequestSettings, ToolSchema
+from .spec import ProtocolSpec, RequestBuilder, UsageKeys
 
 __all__ = [
     "PROTOCOLS",
+    "ProtocolSpec",
     "ProviderRequest",
+    "RequestBuilder",
     "RequestSettings",
     "StreamDecoder",
     "ToolSchema",
     "UnknownProtocolError",
+    "UsageKeys",
     "decoder_for",
+    "protocol_spec",
     "request_builder",
+    "tokens_used",
 ]

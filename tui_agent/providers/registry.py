@@ -1,60 +1,55 @@
-"""Protocol names, as users write them, and the decoder each one needs."""
+"""The protocols we speak, by the name users write, each read from its provider package's
+descriptor (``spec.ProtocolSpec``); everything else about a protocol is asked of these."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping
+from typing import Any
 
-from ..conversation import Message
 from . import anthropic, gemini_generate, gemini_interactions, openai_chat, openai_responses
-from .anthropic import MessagesDecoder
 from .decoding import StreamDecoder
-from .gemini_generate import GenerateContentDecoder
-from .gemini_interactions import InteractionsDecoder
-from .openai_chat import ChatCompletionsDecoder
-from .openai_responses import ResponsesDecoder
-from .request import ProviderRequest, RequestSettings, ToolSchema
+from .spec import ProtocolSpec, RequestBuilder
 
-RequestBuilder = Callable[
-    [Sequence[Message], Sequence[ToolSchema], RequestSettings], ProviderRequest
-]
-
-PROTOCOLS: dict[str, Callable[[], StreamDecoder]] = {
-    "openai-responses": ResponsesDecoder,
-    "openai-chat": ChatCompletionsDecoder,
-    "anthropic": MessagesDecoder,
-    "gemini-interactions": InteractionsDecoder,
-    "gemini": GenerateContentDecoder,
-}
-
-REQUEST_BUILDERS: dict[str, RequestBuilder] = {
-    "openai-responses": openai_responses.build_request,
-    "openai-chat": openai_chat.build_request,
-    "anthropic": anthropic.build_request,
-    "gemini-interactions": gemini_interactions.build_request,
-    "gemini": gemini_generate.build_request,
+PROTOCOLS: dict[str, ProtocolSpec] = {
+    spec.name: spec
+    for spec in (
+        openai_responses.PROTOCOL,
+        openai_chat.PROTOCOL,
+        anthropic.PROTOCOL,
+        gemini_interactions.PROTOCOL,
+        gemini_generate.PROTOCOL,
+    )
 }
 
 
 class UnknownProtocolError(ValueError):
-    """The user named a protocol we do not speak."""
+    """A protocol name we do not speak (from config.toml, a flag, or a saved session)."""
 
     def __init__(self, name: str) -> None:
         known = ", ".join(PROTOCOLS)
-        super().__init__(f"unknown protocol {name!r}; known protocols: {known}")
+        super().__init__(f"unknown protocol {name!r}; use one of: {known}")
+
+
+def protocol_spec(protocol: str) -> ProtocolSpec:
+    """The descriptor of ``protocol``, or UnknownProtocolError naming the ones we speak."""
+    try:
+        return PROTOCOLS[protocol]
+    except KeyError:
+        raise UnknownProtocolError(protocol) from None
 
 
 def decoder_for(protocol: str) -> StreamDecoder:
     """A fresh decoder for one turn of ``protocol``."""
-    try:
-        factory = PROTOCOLS[protocol]
-    except KeyError:
-        raise UnknownProtocolError(protocol) from None
-    return factory()
+    return protocol_spec(protocol).decoder()
 
 
 def request_builder(protocol: str) -> RequestBuilder:
     """The function that builds ``protocol``'s HTTP request from a conversation."""
-    try:
-        return REQUEST_BUILDERS[protocol]
-    except KeyError:
-        raise UnknownProtocolError(protocol) from None
+    return protocol_spec(protocol).build_request
+
+
+def tokens_used(protocol: str, usage: Mapping[str, Any] | None) -> int:
+    """The tokens one turn's usage accounts for, read as ``protocol`` reports it; 0 when it says
+    nothing usable or the protocol is unknown (a session file from elsewhere)."""
+    spec = PROTOCOLS.get(protocol)
+    return spec.usage.tokens(usage) if spec is not None else 0

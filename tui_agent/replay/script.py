@@ -29,7 +29,7 @@ from ..agent.events import (
     TurnTruncated,
 )
 from ..context.resume import compacted_event
-from ..providers import UnknownProtocolError
+from ..providers import UnknownProtocolError, tokens_used
 from ..session.records import (
     AssistantRecord,
     CompactionRecord,
@@ -181,7 +181,8 @@ class _Builder:
         if streamed is not None and not _same_turn(streamed, recorded):
             self.add(Notice(REBUILT, "warning"))
             streamed = None
-        self.add(TurnCompleted(streamed if isinstance(streamed, Turn) else recorded))
+        shown = streamed if isinstance(streamed, Turn) else recorded
+        self.add(TurnCompleted(shown, tokens_used(record.protocol, shown.usage)))
 
     def stream(self, protocol: str, raw: list[RawEvent]) -> Turn | TruncatedTurn | None:
         """Each raw event through the decoder and assembler; None for an unknown protocol."""

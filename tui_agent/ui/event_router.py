@@ -34,7 +34,6 @@ from ..conversation import AssistantMessage as AssistantHistory
 from ..conversation import Message, ToolResultMessage, UserMessage
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
-from ..stream.usage import tokens_used
 from .context_view import handle_event as handle_context_event
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -232,7 +231,7 @@ class EventRouter:
             self._answer.finish()
             self._answers.append(turn.text)
         self._finish_reasoning()
-        self.status.tokens += tokens_used(turn.usage)
+        self.status.tokens += event.tokens
         for position, call in enumerate(turn.tool_calls):
             card = self._cards.get(position)
             if card is None:

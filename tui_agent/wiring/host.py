@@ -34,10 +34,10 @@ from ..context.resume import ResumedContext, resumed_context
 from ..context.summary import detached
 from ..conversation import Message
 from ..logs import add_log_secret
+from ..providers import tokens_used
 from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
-from ..stream.usage import tokens_in
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt
 
@@ -185,7 +185,11 @@ async def open_host(
                 await demo.stop()
             raise
         history, repairs = messages_from_records(loaded.records)
-        tokens = tokens_in(r.usage for r in loaded.records if isinstance(r, AssistantRecord))
+        tokens = sum(
+            tokens_used(r.protocol, r.usage)
+            for r in loaded.records
+            if isinstance(r, AssistantRecord)
+        )
         resumed = resumed_context(loaded.records, history)
         compactions = [r for r in loaded.records if isinstance(r, CompactionRecord)]
         for record in repairs:
