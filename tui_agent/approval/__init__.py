@@ -1,18 +1,14 @@
 """Approval of tool calls: modes, session rules, decisions and the Approver face (no I/O)."""
 
 from .approver import (
-    HEADLESS_MODES,
     ApprovalRequest,
     Approver,
     HeadlessApprover,
     UnknownApproveOptionError,
 )
 from .decision import Decision, approve, cancel, deny, edit
-from .launchers import LAUNCHERS, prefix_refusal
 from .policy import ApprovalMode, ApprovalPolicy
 from .rules import (
-    COMMAND_ARGUMENT,
-    SHELL_TOOL,
     AllowCommand,
     AllowCommandPrefix,
     AllowTool,
@@ -24,10 +20,6 @@ from .rules import (
 from .shell_words import command_words, is_compound_command, prefix_matches
 
 __all__ = [
-    "COMMAND_ARGUMENT",
-    "HEADLESS_MODES",
-    "LAUNCHERS",
-    "SHELL_TOOL",
     "AllowCommand",
     "AllowCommandPrefix",
     "AllowTool",
@@ -48,6 +40,5 @@ __all__ = [
     "edit",
     "is_compound_command",
     "prefix_matches",
-    "prefix_refusal",
     "rule_for_call",
 ]

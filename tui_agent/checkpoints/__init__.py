@@ -21,11 +21,10 @@ from __future__ import annotations
 from .capture import Checkpointer
 from .folder import CheckpointFolder
 from .planner import Plan, PlannedFile, plan_rewind
-from .restorer import Change, apply, recover
+from .restorer import apply, recover
 from .shadow import Limits
 
 __all__ = [
-    "Change",
     "CheckpointFolder",
     "Checkpointer",
     "Limits",

@@ -9,28 +9,22 @@ from .errors import (
     WorkspaceError,
 )
 from .load import default_config_path, load_config
-from .model import DEMO_PROFILE, ApprovalConfig, Config, Profile, Settings
-from .resolve import DEMO_MODEL, DEMO_PROTOCOL, ResolvedProfile, demo_profile, resolve_profile
+from .model import Config, Settings
+from .resolve import ResolvedProfile, resolve_profile
 from .save import forget_rule, remember_rule, save_approval_rules
 from .workspace import resolve_workspace
 
 __all__ = [
-    "DEMO_MODEL",
-    "DEMO_PROFILE",
-    "DEMO_PROTOCOL",
-    "ApprovalConfig",
     "Config",
     "ConfigError",
     "ConfigFileError",
     "MissingApiKeyError",
     "MissingModelError",
-    "Profile",
     "ResolvedProfile",
     "Settings",
     "UnknownProfileError",
     "WorkspaceError",
     "default_config_path",
-    "demo_profile",
     "forget_rule",
     "load_config",
     "remember_rule",

@@ -8,17 +8,14 @@ both use it.
 """
 
 from .brain import respond
-from .script import Script, ScriptedCall
-from .server import PACE_ENV, DemoServer, pace_from_env
-from .texts import CONFIGURE_HINT, DEMO_NOTICE
+from .script import Script
+from .server import DemoServer, pace_from_env
+from .texts import DEMO_NOTICE
 
 __all__ = [
-    "CONFIGURE_HINT",
     "DEMO_NOTICE",
-    "PACE_ENV",
     "DemoServer",
     "Script",
-    "ScriptedCall",
     "pace_from_env",
     "respond",
 ]

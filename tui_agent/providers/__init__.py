@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .decoding import StreamDecoder
 from .registry import (
     PROTOCOLS,
     UnknownProtocolError,
@@ -12,18 +11,15 @@ from .registry import (
     tokens_used,
 )
 from .request import ProviderRequest, RequestSettings, ToolSchema
-from .spec import ProtocolSpec, RequestBuilder, UsageKeys
+from .spec import ProtocolSpec
 
 __all__ = [
     "PROTOCOLS",
     "ProtocolSpec",
     "ProviderRequest",
-    "RequestBuilder",
     "RequestSettings",
-    "StreamDecoder",
     "ToolSchema",
     "UnknownProtocolError",
-    "UsageKeys",
     "decoder_for",
     "protocol_spec",
     "request_builder",

@@ -15,12 +15,11 @@
 from __future__ import annotations
 
 from .decisions import decision_line, prompt_line, was_asked
-from .player import Clock, RealClock, ReplayPlayer, speed_label
+from .player import Clock, ReplayPlayer
 from .script import ReplayEvent, ReplayScript, Step, UserSent
 
 __all__ = [
     "Clock",
-    "RealClock",
     "ReplayEvent",
     "ReplayPlayer",
     "ReplayScript",
@@ -28,6 +27,5 @@ __all__ = [
     "UserSent",
     "decision_line",
     "prompt_line",
-    "speed_label",
     "was_asked",
 ]

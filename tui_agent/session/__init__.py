@@ -35,14 +35,6 @@ from .errors import (
 )
 from .ids import is_session_path, new_session_id
 from .loader import LoadedSession, load_session
-from .paths import (
-    config_dir,
-    data_dir,
-    ensure_private_dir,
-    log_dir,
-    protected_dirs,
-    sessions_dir,
-)
 from .record_redaction import redact_record, redact_session
 from .redaction import Redactor
 from .store import SessionStore
@@ -60,15 +52,9 @@ __all__ = [
     "SessionStore",
     "SessionSummary",
     "SessionWriter",
-    "config_dir",
-    "data_dir",
-    "ensure_private_dir",
     "is_session_path",
     "load_session",
-    "log_dir",
     "new_session_id",
-    "protected_dirs",
     "redact_record",
     "redact_session",
-    "sessions_dir",
 ]

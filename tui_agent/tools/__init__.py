@@ -3,7 +3,7 @@
 from .arguments import InvalidArguments, arguments_digest, canonical_json, parse_arguments
 from .registry import DuplicateToolError, ToolRegistry, builtin_registry
 from .sandbox import SandboxError, resolve_in_workspace
-from .spec import Risk, ToolContext, ToolFailure, ToolOutput, ToolSpec
+from .spec import Risk, ToolContext, ToolOutput, ToolSpec
 from .user_defined import UserToolError, build_user_tool, user_tool_specs
 from .validation import InvalidCall, ValidatedCall, validate_call, validate_edited
 
@@ -14,7 +14,6 @@ __all__ = [
     "Risk",
     "SandboxError",
     "ToolContext",
-    "ToolFailure",
     "ToolOutput",
     "ToolRegistry",
     "ToolSpec",
