@@ -17,6 +17,8 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from ..wiring.host import SessionHost
+    from ..wiring.host_options import HostOptions
     from .app import TuiAgentApp
 
 
@@ -47,13 +49,23 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     """
     from ..wiring.host import open_host
     from .approver import UIApprover
-    from .event_router import EventRouter
 
     reason = refusal(app, session_id)
     if reason is not None:
         raise SessionError(reason)
     options = dataclasses.replace(app.options, resume=session_id, continue_last=False)
     host = await open_host(options, UIApprover(app))
+    await install_host(app, host, options, f"resumed session {session_id}")
+
+
+async def install_host(
+    app: TuiAgentApp, host: SessionHost, options: HostOptions, notice: str
+) -> None:
+    """Close the current host and show ``host`` (opened already) in fresh panes: its status,
+    its notices and ``notice``, its MCP servers, context, sandbox and conversation (none for a
+    new session), as the app shows a session it starts with."""
+    from .event_router import EventRouter
+
     old, app.host, app.options = app.host, host, options
     if old is not None:
         await old.close()
@@ -72,11 +84,11 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     status.model = host.profile.model
     status.mode = str(host.policy.mode)
     status.connection = "ready"
-    status.tokens = host.tokens  # the resumed session's, not the last one's
+    status.tokens = host.tokens  # the resumed session's, not the last one's (0 when new)
     status.hint = "offline demo model" if host.profile.is_demo else ""
-    for notice in host.notices:
-        transcript.add_notice(notice.text, notice.level)
-    transcript.add_notice(f"resumed session {session_id}", "info")
+    for item in host.notices:
+        transcript.add_notice(item.text, item.level)
+    transcript.add_notice(notice, "info")
     from .mcp_view import attach_mcp
 
     attach_mcp(app, host, ask_trust=False)  # the new session's servers: notices, "MCP n/m"
