@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -26,7 +25,6 @@ from .ui_app_helpers import (
     armed_prompt,
     call_ops,
     cards,
-    make_env,
     offset_of,
     prompt_text,
     running,
@@ -37,11 +35,6 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 @pytest.fixture

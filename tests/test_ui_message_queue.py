@@ -6,10 +6,7 @@ next message has been answered."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tui_agent.ui.widgets.queued_messages import QueuedMessages
 
@@ -19,7 +16,6 @@ from .ui_app_helpers import (
     KEY,
     AppEnv,
     answer,
-    make_env,
     prompt_text,
     running,
     send,
@@ -29,11 +25,6 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def held(text: str) -> Reply:

@@ -5,10 +5,7 @@ never run) with a message that says plan mode is on, and /plan again restores th
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tui_agent.approval.plan import PLAN_PROMPT, PLAN_REFUSAL
 
@@ -20,7 +17,6 @@ from .ui_app_helpers import (
     answer,
     call_ops,
     cards,
-    make_env,
     running,
     send,
     wait_for,
@@ -30,11 +26,6 @@ from .ui_app_helpers import (
 
 PROTOCOL = "openai-chat"
 READ_TOOLS = ["list_dir", "read_file", "search_text"]
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
 
 
 def offered(request: dict[str, Any]) -> list[str]:
