@@ -140,7 +140,9 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
         pressed: list[float] = []
         said = await _type(app, keys, cps, seed, pressed)
         await asyncio.sleep(0.1)
-        typed = pressed[-len(words) :]
+        # Every gap from Ctrl+O on counts: the lead keys' too (the wait for ↓ to reach the table
+        # on a loaded machine can be a pause, after which the picker rightly arms at once).
+        typed = pressed[keys.index("ctrl+o") :]
         longest = max(b - a for a, b in itertools.pairwise(typed))
         if longest >= PAUSE_S:
             # The machine stalled this test's own typing: a real pause, after which a key may

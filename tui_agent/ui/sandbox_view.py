@@ -41,9 +41,10 @@ def show_sandbox(app: TuiAgentApp) -> None:
 
     async def show() -> None:
         caps = await asyncio.to_thread(lambda: runner.gate.caps)
-        status = app.query_one(StatusBar)
-        status.sandbox = status_label(policy)
-        status.sandbox_warning = bool(approval_warning(policy, caps))
+        # The probe may end after the app began to close (its widgets gone): nothing to show.
+        for status in app.query(StatusBar):
+            status.sandbox = status_label(policy)
+            status.sandbox_warning = bool(approval_warning(policy, caps))
 
     app.run_worker(show(), group="sandbox-status", exclusive=True)
 
