@@ -4,8 +4,8 @@ Messages are numbered as ``agent.fork`` numbers them (every user and assistant r
 order, from 1). Each row shows the number, who spoke and the first line of what was said (an
 assistant turn with no text names the tools it called); the last message is highlighted at
 first. Enter (or a click) forks there, Esc cancels. The session is read in a worker thread;
-every line shown goes through ``sanitize``. Enter forks only once armed (``KeyGuard``): typing
-never forks.
+every line shown goes through ``sanitize``. Enter forks only once armed (``GuardedModal``):
+typing never forks.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...session import SessionError, SessionStore
 from ...session.records import AssistantRecord, UserRecord
 from ..sanitize import visible_line
-from .key_guard import KeyGuard
+from .key_guard import GuardedModal
 
 PREVIEW_CHARS = 100
 
@@ -58,7 +57,7 @@ def row_text(number: int, who: str, line: str) -> Text:
     return text
 
 
-class ForkPicker(ModalScreen[int | None]):
+class ForkPicker(GuardedModal[int | None]):
     """Dismisses with the chosen message number, or None."""
 
     DEFAULT_CSS = """
@@ -75,7 +74,6 @@ class ForkPicker(ModalScreen[int | None]):
         self.session_id = session_id
         self.store = store if store is not None else SessionStore()
         self.rows: list[tuple[int, str, str]] = []
-        self.guard = KeyGuard(self)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -90,17 +88,7 @@ class ForkPicker(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
-        self.guard.mount()
         self._load()
-
-    def on_unmount(self) -> None:
-        self.guard.unmount()
-
-    def on_screen_resume(self) -> None:
-        self.guard.arm()
-
-    def on_screen_suspend(self) -> None:
-        self.guard.stop()
 
     def on_mouse_down(self) -> None:
         self.guard.clicked()

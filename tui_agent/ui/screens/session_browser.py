@@ -13,10 +13,10 @@ error shown here goes through ``sanitize``.
 
 Renaming, deleting and forking are ``session_edits``; the questions they ask are here.
 
-Typing never decides (``KeyGuard``): Enter (resume, an answer's Enter) and y/n decide only once
-the browser, or its question, has had the person's attention for the arming delay with no key,
-the delay starting over on every key; opened while the person types, it first waits for a pause
-in typing. An early key decides nothing, and the question stays.
+Typing never decides (``GuardedModal``): Enter (resume, an answer's Enter) and y/n decide only
+once the browser, or its question, has had the person's attention for the arming delay with no
+key, the delay starting over on every key; opened while the person types, it first waits for a
+pause in typing. An early key decides nothing, and the question stays.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import get_current_worker
 
@@ -39,7 +38,7 @@ from ..sanitize import safe_text, visible_line
 from ..session_search import SessionTextIndex, matches
 from ..session_switch import current_session_id, refusal
 from . import session_edits
-from .key_guard import KeyGuard
+from .key_guard import GuardedModal
 from .session_edits import Ask
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class Question(Static, can_focus=True):
     """The y/n question (focusable, so y and n reach the screen and not the search field)."""
 
 
-class SessionBrowser(ModalScreen[None]):
+class SessionBrowser(GuardedModal[None]):
     DEFAULT_CSS = """
     SessionBrowser {
         align: center middle;
@@ -87,13 +86,12 @@ class SessionBrowser(ModalScreen[None]):
     ]
 
     def __init__(self, store: SessionStore | None = None) -> None:
-        super().__init__()
+        super().__init__(changed=self._show_question)
         self.store = store if store is not None else SessionStore()
         self.index = SessionTextIndex()
         self.summaries: list[SessionSummary] = []
         self.shown: list[str] = []  # ids in the table, in order
         self.ask: Ask | None = None
-        self.guard = KeyGuard(self, self._show_question)
         self._question = self._shown_question = ""
 
     @property
@@ -117,18 +115,8 @@ class SessionBrowser(ModalScreen[None]):
         table.add_column("Profile/model", key="model")
         table.add_column("Msgs", key="messages")
         self.query_one("#search", Input).focus()
-        self.guard.mount()
         self.set_interval(0.05, self._show_question)
         self.reload()
-
-    def on_unmount(self) -> None:
-        self.guard.unmount()
-
-    def on_screen_resume(self) -> None:
-        self.guard.arm()
-
-    def on_screen_suspend(self) -> None:
-        self.guard.stop()
 
     def on_mouse_down(self) -> None:
         self.guard.clicked()
