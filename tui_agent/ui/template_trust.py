@@ -4,76 +4,41 @@ again), n or Esc does not. Asked by /trust-templates; a key decides only once ar
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Static
+from typing import Any
 
 from ..prompting.templates import PromptTemplate, trust
-from .sanitize import visible_line
-from .screens.key_guard import KeyGuard
+from .screens.trust_question import TrustQuestion
 
 PREVIEW_LINES = 4
 
 
-class TemplateTrustScreen(ModalScreen[bool]):
+class TemplateTrustScreen(TrustQuestion):
     DEFAULT_CSS = """
-    TemplateTrustScreen { align: center middle; }
-    TemplateTrustScreen > Vertical {
-        width: 90%; height: auto; max-height: 90%; border: round $warning;
-        background: $surface; padding: 0 1;
-    }
+    TemplateTrustScreen > Vertical { max-height: 90%; }
     TemplateTrustScreen VerticalScroll { height: auto; max-height: 20; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "trust", "Trust"),
-        Binding("n", "refuse", "Not now"),
-        Binding("escape", "refuse", "Not now"),
-    ]
+    scrolls = True
 
     def __init__(self, templates: list[PromptTemplate]) -> None:
-        super().__init__()
+        super().__init__(
+            "This workspace's .tui-agent/commands/ holds prompt templates. They become "
+            "/commands only once you trust them:",
+            preview(templates),
+            "t: trust these templates for this workspace · n or Esc: not now",
+        )
         self.templates = templates
-        self.guard = KeyGuard(self)
 
-    def compose(self) -> ComposeResult:
-        lines: list[str] = []
-        for template in self.templates:
-            lines.append(f"/{template.name} — {template.description}")
-            body = template.body.splitlines()
-            lines += [f"    {line}" for line in body[:PREVIEW_LINES]]
-            if len(body) > PREVIEW_LINES:
-                lines.append(f"    … ({len(body) - PREVIEW_LINES} more lines)")
-        with Vertical():
-            yield Static(
-                "This workspace's .tui-agent/commands/ holds prompt templates. They become "
-                "/commands only once you trust them:"
-            )
-            with VerticalScroll():
-                yield Static("\n".join(visible_line(line) for line in lines), markup=False)
-            yield Static("t: trust these templates for this workspace · n or Esc: not now")
 
-    def on_mount(self) -> None:
-        self.guard.mount()
-
-    def on_unmount(self) -> None:
-        self.guard.unmount()
-
-    def on_screen_resume(self) -> None:
-        self.guard.arm()
-
-    def on_screen_suspend(self) -> None:
-        self.guard.stop()
-
-    def action_trust(self) -> None:
-        if self.guard.decides():
-            self.dismiss(True)
-
-    def action_refuse(self) -> None:
-        self.dismiss(False)
+def preview(templates: list[PromptTemplate]) -> list[str]:
+    """Each template's name and description, then its first lines."""
+    lines: list[str] = []
+    for template in templates:
+        lines.append(f"/{template.name} — {template.description}")
+        body = template.body.splitlines()
+        lines += [f"    {line}" for line in body[:PREVIEW_LINES]]
+        if len(body) > PREVIEW_LINES:
+            lines.append(f"    … ({len(body) - PREVIEW_LINES} more lines)")
+    return lines
 
 
 def ask_trust(app: Any) -> None:
