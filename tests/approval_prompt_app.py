@@ -14,7 +14,7 @@ from textual.widgets import Input
 
 from tui_agent.approval import ApprovalRequest, Decision
 from tui_agent.tools.arguments import arguments_digest, canonical_json
-from tui_agent.ui.arming import KeyClock
+from tui_agent.ui.arming import KeyClock, now
 from tui_agent.ui.screens.confirm_edit import ConfirmEdit
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 
@@ -60,7 +60,7 @@ class PromptApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.key_clock.pressed(event.time)  # as TuiAgentApp does
+            self.key_clock.pressed(event.time, now())  # as TuiAgentApp does
         await super().on_event(event)
 
     def compose(self) -> ComposeResult:

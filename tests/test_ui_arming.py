@@ -35,3 +35,16 @@ def test_typing_before_last_tells_a_key_in_typing_from_one_after_a_pause() -> No
     clock.pressed(12.3)
     assert clock.typing_before_last(12.4)
     assert not clock.typing_before_last(13.5)  # not typing any more
+
+
+def test_a_busy_app_counts_typing_from_when_it_caught_up() -> None:
+    """Keys pressed at 10.0 and 10.3 that a busy app handles only at 11.6 (more may be waiting
+    behind them): the person is still typing at 12.0, so a question opened by the second key
+    waits for a pause instead of arming at once."""
+    clock = KeyClock(pause=1.0)
+    clock.pressed(10.0, handled=11.5)
+    clock.pressed(10.3, handled=11.6)
+    assert clock.typing(12.0) and clock.typing_before_last(12.0)
+    assert not clock.typing(12.7)  # a pause after it caught up
+    clock.pressed(20.0, handled=19.0)  # a clock that says "handled before pressed" counts as at
+    assert clock.handled == 20.0

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ..wiring.host_options import HostOptions
-from .arming import KeyClock
+from .arming import KeyClock, now
 from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
@@ -108,7 +108,7 @@ class TuiAgentApp(SafeApp):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.key_clock.pressed(event.time)  # before any widget gets the key
+            self.key_clock.pressed(event.time, now())  # before any widget gets the key
         await super().on_event(event)
 
     def action_focus_next(self) -> None:

@@ -34,19 +34,25 @@ class KeyClock:
         self.pause = pause
         self.last = -math.inf
         self.before = -math.inf  # the key before the last one
+        self.handled = -math.inf  # when the app got round to the last key
         self._listeners: list[Callable[[float], None]] = []
 
-    def pressed(self, at: float | None = None) -> None:
-        """A key was pressed at ``at`` (when the terminal's key became an event; a busy app may
-        handle it later), called before the key is delivered to any widget."""
+    def pressed(self, at: float | None = None, handled: float | None = None) -> None:
+        """A key was pressed at ``at`` (when the terminal's key became an event) and reached the
+        app at ``handled`` (later when the app is busy; default ``at``), called before the key
+        is delivered to any widget."""
         at = now() if at is None else at
         self.before, self.last = self.last, at
+        self.handled = at if handled is None else max(at, handled)
         for listener in list(self._listeners):
             listener(at)
 
     def typing(self, at: float | None = None) -> bool:
-        """True while the last key is more recent than the pause."""
-        return (now() if at is None else at) - self.last < self.pause
+        """True while the last key is more recent than the pause: pressed within it, or handled
+        within it (a busy app that handles keys late may have more of them waiting, so time
+        counts from when it caught up, never from before)."""
+        at = now() if at is None else at
+        return at - max(self.last, self.handled) < self.pause
 
     def typing_before_last(self, at: float | None = None) -> bool:
         """True while the person types and the last key came within the pause of the one before
