@@ -32,6 +32,8 @@ Status = Literal["starting", "ready", "failed", "disabled", "stopped"]
 WATCH_INTERVAL_S = 0.5
 STOP_TIMEOUT_S = 8.0  # the SDK's own shutdown is bounded by about 6 s
 MAX_TOOL_PAGES = 100
+# A failed server's last stderr lines are read before its notice is written (the loop waits).
+_STDERR_SETTLE_S = 0.5
 _log = logging.getLogger("tui_agent.mcp")
 CLIENT_INFO = types.Implementation(name="tui-agent", version="0.1.0")
 
@@ -194,7 +196,10 @@ class McpConnection:
 
     def _fail(self, why: str) -> None:
         self.status, self.error, self.tools = "failed", why, []
-        tail = self._stderr.tail() if self._stderr is not None else ""
+        tail = ""
+        if self._stderr is not None:
+            self._stderr.settle(_STDERR_SETTLE_S)
+            tail = self._stderr.tail()
         text = f"MCP server {self.name!r} failed: {why}"
         if tail:
             text += f"\nlast lines of its stderr:\n{tail}"

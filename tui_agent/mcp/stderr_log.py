@@ -45,6 +45,11 @@ class StderrLog:
                 self.writer.close()
             self.writer = None
 
+    def settle(self, timeout: float) -> None:
+        """Give the reader up to ``timeout`` seconds to reach the end of the pipe: a server that
+        just crashed has often written its last words there, not yet read."""
+        self._thread.join(timeout)
+
     def tail(self) -> str:
         """The last lines, redacted; empty when the server said nothing."""
         with self._lock:
