@@ -54,6 +54,16 @@ async def settled(pilot: Pilot[None]) -> None:
     """The transcript scrolled to its end once it stopped growing (a stable scrollbar)."""
     transcript = pilot.app.query_one("#transcript")
     await pilot.pause(0.2)
+    # On a loaded machine a card may still grow (its preview comes from a thread): wait until
+    # the transcript's size and scrollbar held still for three looks in a row, 5 s at most.
+    seen, still = None, 0
+    for _ in range(50):
+        now = (transcript.virtual_size, transcript.max_scroll_y, transcript.show_vertical_scrollbar)
+        still = still + 1 if now == seen else 0
+        if still >= 3:
+            break
+        seen = now
+        await pilot.pause(0.1)
     transcript.scroll_end(animate=False, immediate=True)
     await pilot.pause(0.1)
 
