@@ -88,3 +88,11 @@ async def test_a_failed_capture_is_recorded_and_the_call_still_runs(tmp_path: Pa
     assert not out.is_error and (bench.workspace / "w.txt").exists()
     assert bench.kept.records[0].error
     assert any("without a checkpoint" in e.text for e in bench.events if isinstance(e, Notice))
+
+
+def test_a_size_limit_is_named_in_a_readable_unit() -> None:
+    from tui_agent.checkpoints.shadow import _notice
+
+    assert "1 file(s) over 1,000 bytes (a)" in _notice(["a"], [], Limits(max_file_bytes=1000))
+    assert "over 10 MB" in _notice(["a"], [], Limits())
+    assert "over 1.5 KB" in _notice(["a"], [], Limits(max_file_bytes=1536))

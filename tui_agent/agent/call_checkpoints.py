@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal
 
-from ..checkpoints import Checkpointer
+from ..checkpoints import Checkpointer, Limits
 from ..sandbox.policy import SandboxMode
 from ..tools.sandbox import MissingParentError, SandboxError, resolve_in_workspace
 from ..tools.spec import Risk, ToolContext, ToolOutput, ToolSpec
@@ -112,9 +112,11 @@ class CallCheckpoints:
             emit(Notice(text, level))
 
 
-def call_checkpoints(workspace: Path, recorder: SessionRecorder) -> CallCheckpoints:
-    """Checkpoints of the workspace, kept in the app's data folder."""
-    return CallCheckpoints(Checkpointer(workspace), recorder)
+def call_checkpoints(
+    workspace: Path, recorder: SessionRecorder, limits: Limits | None = None
+) -> CallCheckpoints:
+    """Checkpoints of the workspace, kept in the app's data folder (``limits``: config's)."""
+    return CallCheckpoints(Checkpointer(workspace, limits=limits), recorder)
 
 
 def _file_paths(call: ValidatedCall, context: ToolContext) -> list[str]:

@@ -20,6 +20,7 @@ import subprocess
 from dataclasses import dataclass
 
 from ..session.records import CapturedFile
+from ..text.sizes import human_bytes
 from .blobs import MissingBlobError
 from .folder import CheckpointFolder
 
@@ -224,8 +225,7 @@ def _notice(large: list[str], nested: list[str], limits: Limits) -> str:
     if large:
         more = f" and {len(large) - _SHOWN} more" if len(large) > _SHOWN else ""
         names = ", ".join(large[:_SHOWN]) + more
-        size = limits.max_file_bytes // 2**20
-        parts.append(f"{len(large)} file(s) over {size} MB ({names})")
+        parts.append(f"{len(large)} file(s) over {human_bytes(limits.max_file_bytes)} ({names})")
     if nested:
         names = ", ".join(p.rstrip("/") for p in nested[:_SHOWN])
         plural = "y" if len(nested) == 1 else "ies"
