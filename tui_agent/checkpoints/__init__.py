@@ -12,6 +12,9 @@ The public face:
 - ``apply(folder, changes, on_commit)``: the restorer (atomic per file, journaled);
   ``recover(folder)`` finishes or undoes a rewind a crash interrupted.
 - ``CheckpointFolder(workspace, root=None)``: where a workspace's checkpoints are kept.
+- ``prune.prune(keep_days, dry_run=...) -> PruneReport``: removes what no kept session refers to
+  (``references.py`` reads the sessions, ``shadow_gc.py`` the git side); ``inventory.inventory``
+  lists the folders (``tui-agent checkpoints``).
 
 Nothing here imports the agent, the tools or Textual; records are in ``session.records``.
 """

@@ -106,4 +106,5 @@ class Checkpointer:
 
     def capture_now(self, paths: list[str]) -> list[CapturedFile]:
         """Each path's state now, content kept (what a rewind is about to replace)."""
-        return self._states(paths, keep=True)[0]
+        with self.folder.locked():  # a prune never removes content while it is being kept
+            return self._states(paths, keep=True)[0]

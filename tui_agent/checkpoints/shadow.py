@@ -82,7 +82,7 @@ class ShadowRepo:
             [program, "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null", *args],
             input=data,
             capture_output=True,
-            cwd=self.folder.workspace,
+            cwd=self.folder.workspace if tree else self.folder.path,
             env={k: v for k, v in self._env().items() if tree or k != "GIT_WORK_TREE"},
             check=False,
         )

@@ -15,7 +15,7 @@ from .paths import sessions_dir
 from .records import HeaderRecord, NoteRecord
 from .redaction import Redactor
 from .summary import SessionSummary, same_workspace, summarize
-from .writer import SessionWriter, lock_fd
+from .writer import SessionWriter, is_held, lock_fd
 
 SUFFIX = ".jsonl"
 
@@ -129,6 +129,11 @@ class SessionStore:
             if same_workspace(summary.workspace, workspace):
                 return summary.id
         return None
+
+    def is_open(self, path: Path) -> bool:
+        """Whether the session file is open for writing (in this process or another) now; True
+        when that cannot be told."""
+        return is_held(path)
 
     def rename(self, session_id: str, title: str) -> None:
         """Give a session a title (a ``rename`` note; the file stays append-only).

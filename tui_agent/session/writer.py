@@ -67,6 +67,27 @@ def lock_fd(fd: int, session_id: str) -> None:
         log.warning("session %s: file locks are not supported here (%s)", session_id, exc)
 
 
+def is_held(path: Path) -> bool:
+    """Whether a writer (of this process or another) holds the session file now; True when it
+    cannot be told (unreadable, no file locks here). A shared lock is taken for a moment to
+    ask: it conflicts with a writer's, never with another such question."""
+    if fcntl is None:
+        return True
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:  # BlockingIOError: held; anything else: cannot tell
+        return True
+    finally:
+        os.close(fd)  # closing drops the shared lock
+    return False
+
+
 class SessionWriter:
     """Appends records to one session file; see the module docstring."""
 
