@@ -3,6 +3,7 @@ name, which wins over these."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,3 +28,14 @@ def home(tmp_path: Path) -> Home:
     from .run_helpers import Home
 
     return Home(tmp_path)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (the default, see pyproject): two workers per core, at most 16. Most of the
+    suite waits rather than computes (real typing gaps, subprocesses, servers, a browser), and
+    the tests that time real gaps skip, saying so, when the machine stalled them.
+    PYTEST_XDIST_AUTO_NUM_WORKERS sets the number instead."""
+    wanted = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    return max(1, min(16, 2 * len(os.sched_getaffinity(0))))
