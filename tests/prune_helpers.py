@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.agent import rewind as rw
+from tui_agent.agent.call_checkpoints import CallCheckpoints
+from tui_agent.agent.recorder import SessionRecorder
+from tui_agent.checkpoints import Checkpointer
 from tui_agent.checkpoints.prune import PruneReport, prune
 from tui_agent.checkpoints.shadow import ShadowRepo
 from tui_agent.checkpoints.shadow_gc import ShadowGc
@@ -23,13 +26,20 @@ DAY = 86_400.0
 
 
 class World:
-    """A workspace ``ws``, its checkpoints under ``checkpoints``, sessions under ``sessions``."""
+    """A workspace ``ws``, its checkpoints under ``checkpoints``, sessions under ``sessions``
+    (or the folders given: the data folder's, for the command line)."""
 
-    def __init__(self, root: Path) -> None:
-        self.bench = Bench(root)
-        self.workspace = self.bench.workspace
-        self.root = self.bench.checkpoints_root
-        self.sessions = root / "sessions"
+    def __init__(
+        self, root: Path, *, checkpoints: Path | None = None, sessions: Path | None = None
+    ) -> None:
+        self.bench = bench = Bench(root)
+        if checkpoints is not None:
+            bench.checkpoints_root = checkpoints
+            bench.checkpointer = Checkpointer(bench.workspace, root=checkpoints)
+            bench.hook = CallCheckpoints(bench.checkpointer, SessionRecorder(bench.kept))
+        self.workspace = bench.workspace
+        self.root = bench.checkpoints_root
+        self.sessions = sessions if sessions is not None else root / "sessions"
         self.store = SessionStore(self.sessions)
 
     @property

@@ -28,12 +28,17 @@ def test_the_defaults() -> None:
     settings = load_config(Path("/nonexistent/config.toml")).settings
     assert settings.checkpoint_max_files == 20_000 == Limits().max_files
     assert settings.checkpoint_max_file_bytes == 10 * 1024 * 1024 == Limits().max_file_bytes
+    assert settings.checkpoint_keep_days == 30
 
 
 def test_values_are_read(tmp_path: Path) -> None:
-    text = "[settings]\ncheckpoint_max_files = 50\ncheckpoint_max_file_bytes = 4096\n"
+    text = (
+        "[settings]\ncheckpoint_max_files = 50\ncheckpoint_max_file_bytes = 4096\n"
+        "checkpoint_keep_days = 0\n"
+    )
     settings = load_config(_config(tmp_path, text)).settings
     assert (settings.checkpoint_max_files, settings.checkpoint_max_file_bytes) == (50, 4096)
+    assert settings.checkpoint_keep_days == 0
 
 
 @pytest.mark.parametrize(
@@ -52,6 +57,12 @@ def test_values_are_read(tmp_path: Path) -> None:
             "settings.checkpoint_max_file_bytes: Input should be a valid integer",
         ),
         ("checkpoint_max_file = 3", "did you mean checkpoint_max_files?"),
+        (
+            "checkpoint_keep_days = -1",
+            "settings.checkpoint_keep_days: Input should be greater than or equal to 0",
+        ),
+        ("checkpoint_keep_days = 1.5", "settings.checkpoint_keep_days: Input should be a valid"),
+        ("checkpoint_keep_day = 3", "did you mean checkpoint_keep_days?"),
     ],
 )
 def test_bad_values_are_named(tmp_path: Path, line: str, expected: str) -> None:

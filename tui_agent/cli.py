@@ -24,6 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .commands.checkpoints_args import add_checkpoints_command
     from .commands.doctor import add_doctor_command
     from .commands.mcp_args import add_mcp_command
     from .commands.parse import add_parse_command
@@ -63,11 +64,13 @@ def _parser() -> argparse.ArgumentParser:
     sessions = add_session_commands(commands)
     add_replay_command(commands)
     add_rewind_command(commands)
+    checkpoints = add_checkpoints_command(commands)
     add_mcp_command(commands)
     add_doctor_command(commands)
     add_serve_command(commands, _add_profile_flags)
     optional_subcommand(parser, "COMMAND")
     optional_subcommand(sessions, "ACTION")
+    optional_subcommand(checkpoints, "ACTION")
     return parser
 
 
@@ -172,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         from .commands import serve
 
         return serve.main(args)
-    if args.command in ("sessions", "export", "replay", "rewind"):
+    if args.command in ("sessions", "export", "replay", "rewind", "checkpoints"):
         return _run_session_command(args)
     if args.command == "mcp":
         from .commands import mcp as mcp_command
@@ -197,6 +200,10 @@ def _run_session_command(args: argparse.Namespace) -> int:
             from .commands import rewind
 
             return rewind.main(args)
+        if args.command == "checkpoints":
+            from .commands import checkpoints
+
+            return checkpoints.main(args)
         from .commands import sessions
 
         return sessions.main(args)

@@ -33,6 +33,7 @@ from .references import Referrers, SessionRefs, read_referrers
 from .shadow import ShadowError, ShadowRepo
 from .shadow_gc import ShadowGc
 
+DEFAULT_KEEP_DAYS = 30
 GRACE_S = 3600.0
 _REMOVING = ".removing-"
 

@@ -50,7 +50,8 @@ class ShadowGc:
         return found
 
     def unneeded(self, keep: Iterable[str], cutoff: float) -> tuple[int, int]:
-        """How many objects a ``collect(keep, cutoff)`` would remove, and their size on disk."""
+        """How many objects a ``collect(keep, cutoff)`` would remove, and their size on disk (at
+        least what it frees: packing what stays can free more)."""
         kept = sorted(self.present(keep))
         listed = self._git(
             "rev-list", "--objects", "--no-object-names", "--indexed-objects",
@@ -71,12 +72,13 @@ class ShadowGc:
             if name in reachable:
                 continue
             try:
-                when = (self.objects / name[:2] / name[2:]).stat().st_mtime
+                loose = (self.objects / name[:2] / name[2:]).stat()
+                when, taken = loose.st_mtime, 512 * loose.st_blocks  # its own file, as du counts
             except FileNotFoundError:
-                when = packed
+                when, taken = packed, int(disk or 0)  # its bytes in a pack
             if when < cutoff:
                 count += 1
-                size += int(disk or 0)
+                size += taken
         return count, size
 
     def collect(self, keep: Iterable[str], cutoff: float) -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..approval.policy import ApprovalMode
 from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
+from ..checkpoints.prune import DEFAULT_KEEP_DAYS
 from ..checkpoints.shadow import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
 from ..mcp.config import McpConfigError, McpServerConfig, check_server_name
 from ..sandbox.policy import (
@@ -125,9 +126,11 @@ class Settings(BaseModel):
     # ("desktop"), the bell only ("bell"), or nothing ("off"). See tui_agent/ui/notify.py.
     notify: Literal["off", "bell", "desktop"] = "desktop"
     # Checkpoints (see tui_agent/checkpoints/): a command's snapshot is skipped in a workspace of
-    # more files than max_files; a file over max_file_bytes is not captured.
+    # more files than max_files; a file over max_file_bytes is not captured. What only sessions
+    # last changed more than keep_days ago refer to is pruned; 0: saved sessions keep it forever.
     checkpoint_max_files: int = Field(default=DEFAULT_MAX_FILES, gt=0)
     checkpoint_max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, gt=0)
+    checkpoint_keep_days: int = Field(default=DEFAULT_KEEP_DAYS, ge=0)
 
 
 class ApprovalConfig(BaseModel):
