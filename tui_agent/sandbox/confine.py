@@ -7,6 +7,7 @@ in every mode and removed when the call ends.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from .detect import Capabilities, detect
 from .launch import Plan, preexec
+from .pids_cgroup import pids_group, pids_parent
 from .policy import SandboxMode, SandboxPolicy, denied_real_paths
 from .rules import policy_rules
 
@@ -57,8 +59,10 @@ def confinement(
     os.set_blocking(report_read, False)
     try:
         plan = plan_for(policy, workspace, protected, caps, private, unprotected)
-        plan = replace(plan, report_fd=report_write)
-        yield Launch(preexec(plan), _tmp(private), report_read)
+        # The launcher and the init count too: the command itself keeps max_processes.
+        with pids_group(policy.max_processes + 2, _pids_parent()) as procs:
+            plan = replace(plan, report_fd=report_write, pids_procs=procs)
+            yield Launch(preexec(plan), _tmp(private), report_read)
     finally:
         os.close(report_write)
         os.close(report_read)
@@ -94,6 +98,11 @@ def plan_for(
         uid=os.getuid(),
         gid=os.getgid(),
     )
+
+
+@functools.cache
+def _pids_parent() -> Path | None:
+    return pids_parent()
 
 
 def _tmp(private: str) -> dict[str, str]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from . import landlock as ll
 from . import namespaces as ns
 from .limits import apply_limits
+from .pids_cgroup import join
 from .rules import Rule
 
 SETUP_FAILED = 125
@@ -57,6 +58,7 @@ class Plan:
     uid: int
     gid: int
     report_fd: int = -1  # the init writes b"L" here when it stopped processes left running
+    pids_procs: str = ""  # cgroup.procs of the command's pids group (root: see pids_cgroup)
 
 
 def preexec(plan: Plan) -> Callable[[], None]:
@@ -89,6 +91,11 @@ def _launch(plan: Plan) -> None:
     ns.not_dumpable()
     if os.getppid() != plan.app_pid:
         os._exit(SETUP_FAILED)  # the app is already gone
+    if plan.pids_procs:
+        try:
+            join(plan.pids_procs)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot join the process limit's cgroup ({exc})") from None
     if not plan.namespaces:
         _confine(plan)
         _become_command(plan, original_mask)

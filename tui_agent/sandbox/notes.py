@@ -34,7 +34,13 @@ RERUN_HINT = "the user can re-run it unconfined (a new approval)"
 
 def blocked_notes(output: str, failed: bool, policy: SandboxPolicy) -> tuple[str, ...]:
     """Lines to add to a confined command's result; () when nothing points at the sandbox."""
-    if not policy.confined or not failed:
+    if not policy.confined:
+        return ()
+    if not failed:
+        # A fork refused by the process limit is the sandbox's doing even when the command
+        # went on and succeeded (a shell prints "Cannot fork" and carries on).
+        if _any(output, _PROCESSES):
+            return (f"the sandbox allows at most {policy.max_processes} processes at once",)
         return ()
     found: list[str] = []
     if SETUP_MESSAGE + "cannot" in output:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .detect import Capabilities
+from .pids_cgroup import pids_parent
 from .policy import SandboxPolicy
 
 
@@ -45,12 +47,26 @@ def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
         if caps.fresh_proc and caps.landlock_abi
         else caps.fresh_proc_reason or caps.landlock_reason,
     )
+    counted, how = _process_limit(caps)
     limits = Protection(
         "limits",
-        True,
-        f"at most {policy.max_processes} processes, {policy.memory_mb} MiB a process",
+        counted,
+        f"at most {policy.max_processes} processes ({how}), {policy.memory_mb} MiB a process",
     )
     return [files, network, processes, view, limits]
+
+
+def _process_limit(caps: Capabilities) -> tuple[bool, str]:
+    """Whether the process count is bounded here, and how."""
+    if os.geteuid() == 0:  # RLIMIT_NPROC does not bind root
+        if pids_parent() is not None:
+            return True, "a pids cgroup per command"
+        if caps.namespaces and caps.fresh_proc:
+            return True, "counted every 20 ms in its private /proc: no pids cgroup can be made"
+        return False, "none: RLIMIT_NPROC does not bind root, and no pids cgroup can be made"
+    if caps.namespaces:
+        return True, "RLIMIT_NPROC in a user namespace of its own"
+    return False, "none: without a user namespace RLIMIT_NPROC would count all your processes"
 
 
 def missing(policy: SandboxPolicy, caps: Capabilities) -> list[str]:
