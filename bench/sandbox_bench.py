@@ -9,7 +9,9 @@ ratio and milliseconds). The confined call includes everything a real call pays:
 Landlock rules (listing folders for the denied paths), the private temporary folder, the
 fork of the launcher and the init, namespaces, a private /proc and the loopback interface.
 
-Goal (issue 13): under 20 ms added a call.
+Goal (issue 13): under 20 ms added a call. As root a confined call also makes a pids cgroup
+and moves its launcher into it (the process limit; RLIMIT_NPROC does not bind root): the line
+``workspace-write, no cgroup`` is the same call without it.
 
 The last line, ``python -I -S (ctypes)``, is an unconfined call of a bare ``python -I -S -c
 "import ctypes"``: the floor of any exec'd Python launcher (spawned without a fork of the app,
@@ -28,7 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_agent.sandbox import SandboxMode, SandboxPolicy, confinement, detect
+from tui_agent.sandbox import SandboxMode, SandboxPolicy, confine, confinement, detect
+from tui_agent.sandbox.pids_cgroup import pids_parent
 from tui_agent.tools.process import run_in_process_group
 
 POLICIES = {
@@ -43,8 +46,27 @@ LAUNCHER_FLOOR = "python -I -S (ctypes)"
 FLOOR_ARGV = [sys.executable, "-I", "-S", "-c", "import ctypes"]
 
 
-async def one_call(policy: SandboxPolicy, workspace: Path, argv: list[str] | None = None) -> float:
+NO_CGROUP = "workspace-write, no cgroup"
+
+
+async def one_call(
+    policy: SandboxPolicy, workspace: Path, argv: list[str] | None = None, cgroup: bool = True
+) -> float:
     started = time.perf_counter()
+    if not cgroup:  # root: what the pids cgroup adds, as the call would pay without it
+        confine._pids_parent.cache_clear()
+        parent, confine.pids_parent = confine.pids_parent, lambda: None  # type: ignore[assignment]
+    try:
+        return await _call(policy, workspace, argv, started)
+    finally:
+        if not cgroup:
+            confine.pids_parent = parent
+            confine._pids_parent.cache_clear()
+
+
+async def _call(
+    policy: SandboxPolicy, workspace: Path, argv: list[str] | None, started: float
+) -> float:
     with confinement(policy, workspace) as launch:
         result = await run_in_process_group(
             argv or ["true"],
@@ -66,7 +88,11 @@ async def main(runs: int) -> None:
         f"landlock ABI {caps.landlock_abi}, namespaces {caps.namespaces}, private /proc "
         f"{caps.fresh_proc}; {runs} runs each, {os.cpu_count()} cores"
     )
-    times: dict[str, list[float]] = {name: [] for name in (*POLICIES, LAUNCHER_FLOOR)}
+    # As root the process limit is a pids cgroup per command (sandbox/pids_cgroup.py): measured
+    # with and without it.
+    split = os.geteuid() == 0 and pids_parent() is not None
+    names = (*POLICIES, *([NO_CGROUP] if split else []), LAUNCHER_FLOOR)
+    times: dict[str, list[float]] = {name: [] for name in names}
     off = POLICIES["unconfined"]
     with tempfile.TemporaryDirectory() as folder:
         for policy in POLICIES.values():  # warm-up
@@ -74,6 +100,9 @@ async def main(runs: int) -> None:
         for _ in range(runs):
             for name, policy in POLICIES.items():
                 times[name].append(await one_call(policy, Path(folder)))
+            if split:
+                default = POLICIES["workspace-write"]
+                times[NO_CGROUP].append(await one_call(default, Path(folder), cgroup=False))
             times[LAUNCHER_FLOOR].append(await one_call(off, Path(folder), FLOOR_ARGV))
     base = statistics.median(times["unconfined"])
     for name, samples in times.items():
