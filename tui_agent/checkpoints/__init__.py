@@ -14,7 +14,8 @@ The public face:
 - ``CheckpointFolder(workspace, root=None)``: where a workspace's checkpoints are kept.
 - ``prune.prune(keep_days, dry_run=...) -> PruneReport``: removes what no kept session refers to
   (``references.py`` reads the sessions, ``shadow_gc.py`` the git side); ``inventory.inventory``
-  lists the folders (``tui-agent checkpoints``).
+  lists the folders (``tui-agent checkpoints``); ``daily.start_daily_prune(keep_days)`` prunes
+  in a thread at most once a day.
 
 Nothing here imports the agent, the tools or Textual; records are in ``session.records``.
 """

@@ -21,6 +21,7 @@ from ..agent.mcp_tools import start_mcp
 from ..agent.window_discovery import discover_window
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
+from ..checkpoints.daily import start_daily_prune
 from ..config import (
     Config,
     ResolvedProfile,
@@ -147,6 +148,7 @@ async def open_host(
     the host when done.
     """
     config = load_config()
+    start_daily_prune(config.settings.checkpoint_keep_days)  # a thread: never waited for
     profile = resolve_profile(
         config,
         profile=options.profile,
