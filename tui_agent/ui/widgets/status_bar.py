@@ -1,7 +1,8 @@
 """One line of state: profile, model, approval mode (auto-all in warning colour), the command
 sandbox (off, or a protection missing, in warning colour: see sandbox_view), tokens, how
 full the context window is (in warning colour past the compaction threshold), and
-the connection (idle, streaming, waiting to retry, running tools, an error)."""
+the connection (idle, streaming, waiting to retry, running tools, an error). In a narrow terminal
+it shortens itself rather than cut the connection state off."""
 
 from __future__ import annotations
 
@@ -35,12 +36,48 @@ class StatusBar(Static):
     sandbox_warning: reactive[bool] = reactive(False)  # off, or a protection missing
 
     def render(self) -> Text:
-        # Under 80 columns it takes two lines (app.tcss), so the connection state stays seen.
-        text = Text(no_wrap=not self.screen.has_class("-narrow"), overflow="ellipsis")
-        text.append(visible(self.profile or "-"), style="bold")
-        text.append(" · ")
-        text.append(visible(self.model or "-"))
-        text.append(" · approval: ")
+        # Under 80 columns it takes two lines (app.tcss). When even that cannot hold every part,
+        # the labels go first, then the least needed parts, so the approval mode, the sandbox,
+        # the context and the connection state stay seen.
+        narrow = self.screen.has_class("-narrow")
+        room = self.content_size.width * (2 if narrow else 1) - (6 if narrow else 0)
+        for detail in (4, 3, 2, 1, 0):
+            text = self._line(detail)
+            if detail == 0 or room <= 0 or text.cell_len <= room:
+                break
+        text.no_wrap = not narrow
+        text.overflow = "ellipsis"
+        return text
+
+    def _line(self, detail: int) -> Text:
+        """4: every part with its label; 3: no hint; 2: short labels; 1: no profile or tokens;
+        0: no model either."""
+        parts: list[Text] = []
+        if detail >= 1:
+            if detail >= 2:
+                parts.append(Text(visible(self.profile or "-"), style="bold"))
+            parts.append(Text(visible(self.model or "-")))
+        parts.append(self._mode(labelled=detail >= 3))
+        if self.sandbox:
+            sandbox = Text("sandbox: " if detail >= 3 else "")
+            sandbox.append(
+                self.sandbox, style="bold reverse yellow" if self.sandbox_warning else ""
+            )
+            parts.append(sandbox)
+        if detail >= 2:
+            parts.append(Text(f"{self.tokens:,} tokens" if detail >= 3 else _short(self.tokens)))
+        if self.context:
+            parts.append(Text(self.context, style="bold yellow" if self.context_warning else ""))
+        style = "red" if self.connection.startswith("error") else ""
+        parts.append(Text(visible(self.connection), style=style))
+        if self.mcp:
+            parts.append(Text(visible(self.mcp)))
+        if self.hint and detail == 4:
+            parts.append(Text(visible(self.hint), style="italic"))
+        return Text(" · ").join(parts)
+
+    def _mode(self, labelled: bool) -> Text:
+        text = Text("approval: " if labelled else "")
         if self.mode == "auto-all":
             text.append("AUTO-ALL", style="bold reverse yellow")
         elif self.mode == "auto-read":
@@ -49,19 +86,13 @@ class StatusBar(Static):
             text.append("PLAN", style="bold reverse cyan")
         else:
             text.append("ask", style="green")
-        if self.sandbox:
-            text.append(" · sandbox: ")
-            text.append(self.sandbox, style="bold reverse yellow" if self.sandbox_warning else "")
-        text.append(f" · {self.tokens:,} tokens · ")
-        if self.context:
-            text.append(self.context, style="bold yellow" if self.context_warning else "")
-            text.append(" · ")
-        style = "red" if self.connection.startswith("error") else ""
-        text.append(visible(self.connection), style=style)
-        if self.mcp:
-            text.append(" · ")
-            text.append(visible(self.mcp))
-        if self.hint:
-            text.append(" · ")
-            text.append(visible(self.hint), style="italic")
         return text
+
+
+def _short(tokens: int) -> str:
+    """12,345 tokens as "12.3k tok"."""
+    if tokens < 1000:
+        return f"{tokens} tok"
+    if tokens < 100_000:
+        return f"{tokens / 1000:.1f}k tok"
+    return f"{tokens // 1000:,}k tok"
