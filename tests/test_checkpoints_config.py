@@ -13,7 +13,7 @@ from tui_agent.approval.approver import HeadlessApprover
 from tui_agent.checkpoints import Limits
 from tui_agent.config import ConfigFileError, load_config
 from tui_agent.session import SessionStore
-from tui_agent.session.records import CheckpointRecord
+from tui_agent.session.records import CheckpointRecord, RewindRecord
 from tui_agent.wiring.host import open_host
 from tui_agent.wiring.host_options import HostOptions
 
@@ -109,3 +109,26 @@ def test_the_limits_reach_the_checkpointer_of_a_session(
     start = next(r for r in loaded.records if isinstance(r, CheckpointRecord))
     assert start.tree is None
     assert "4 files" in (start.notice or "") and "over the limit of 3" in (start.notice or "")
+
+
+@pytest.mark.parametrize(("limit", "kept_as"), [(None, "file"), (1000, "uncovered")])
+async def test_a_rewind_keeps_what_it_replaces_within_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int | None, kept_as: str
+) -> None:
+    """`tui-agent rewind` keeps the files it replaces (to be undone) up to config's limit."""
+    from .prune_helpers import World, write
+    from .sessions_cli_helpers import Cli
+
+    cli = Cli(tmp_path, monkeypatch)
+    if limit is not None:
+        (cli.config / "tui-agent").mkdir()
+        _config(cli.config / "tui-agent", f"[settings]\ncheckpoint_max_file_bytes = {limit}\n")
+    data = cli.data / "tui-agent"
+    world = World(tmp_path, checkpoints=data / "checkpoints", sessions=data / "sessions")
+    (world.workspace / "a.txt").write_text("small\n")
+    session = await world.session(write("a.txt", "x" * 5000))
+    out = cli.main("rewind", session, "--to", "1", "--files-only", "--json")
+    assert out.code == 0, out.stderr
+    assert (world.workspace / "a.txt").read_text() == "small\n"
+    [rewind] = [r for r in world.store.load(session).records if isinstance(r, RewindRecord)]
+    assert [(f.before.kind, f.before.size) for f in rewind.files] == [(kept_as, 5000)]

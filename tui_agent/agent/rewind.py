@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..checkpoints import Checkpointer, CheckpointFolder, Plan, PlannedFile, apply, plan_rewind
+from ..checkpoints import (
+    Checkpointer,
+    CheckpointFolder,
+    Limits,
+    Plan,
+    PlannedFile,
+    apply,
+    plan_rewind,
+)
 from ..session import LoadedSession, SessionError, SessionStore
 from ..session.records import NoteRecord, RewindRecord, RewoundFile, UserRecord
 from .fork import fork_session, is_message, message_count
@@ -106,9 +114,11 @@ def apply_plan(
     to: int | None,
     undoes: str | None = None,
     fork: str | None = None,
+    limits: Limits | None = None,
 ) -> RewindResult:
     """Change the files of ``plan`` (a conflict only where ``overwrite`` says so); ``record``
-    gets the rewind record once the rewind is committed."""
+    gets the rewind record once the rewind is committed. ``limits``: config's, for keeping the
+    files it replaces (so the rewind can be undone)."""
     result = RewindResult(session=fork, notices=list(plan.notices))
     chosen: list[PlannedFile] = []
     for item in plan.files:
@@ -121,7 +131,7 @@ def apply_plan(
         result.files.append(_row(item, item.action))
     if not chosen:
         return result
-    kept = Checkpointer(folder.workspace, root=folder.path.parent).capture_now(
+    kept = Checkpointer(folder.workspace, root=folder.path.parent, limits=limits).capture_now(
         [item.path for item in chosen]
     )
     rewind = RewindRecord(
@@ -191,6 +201,7 @@ def perform(
     to: int | None,
     conversation: bool,
     undoes: str | None = None,
+    limits: Limits | None = None,
 ) -> RewindResult:
     """The app's rewind of its open session (``writer`` is the session's own): files by
     ``plan`` (None: leave them), then, with ``conversation``, a fork ending before ``to``."""
@@ -206,7 +217,9 @@ def perform(
 
     try:
         folder = folder_of(loaded)
-        return apply_plan(folder, plan, overwrite, record, to=to, undoes=undoes, fork=fork)
+        return apply_plan(
+            folder, plan, overwrite, record, to=to, undoes=undoes, fork=fork, limits=limits
+        )
     finally:
         if fork_writer is not None:
             fork_writer.close()

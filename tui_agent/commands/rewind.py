@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from ..checkpoints import Plan
+from ..checkpoints import Limits, Plan
 from ..session import SessionError, SessionStore, SessionWriter
 from .exit_status import EXIT_CONFLICTS, EXIT_OK, EXIT_USAGE
 from .output import fail, write_stdout
@@ -77,6 +77,7 @@ def _rewind(args: argparse.Namespace) -> int:
                 to=args.to,
                 undoes=last.id if args.undo else None,
                 fork=fork,
+                limits=_limits(),
             )
         finally:
             for each in writers[1:]:
@@ -86,6 +87,17 @@ def _rewind(args: argparse.Namespace) -> int:
         if writer is not None:
             writer.close()
     return _report(args, result, dry_run=False)
+
+
+def _limits() -> Limits | None:
+    """config.toml's checkpoint limits (the defaults when it cannot be read: a rewind is not
+    refused for a broken config)."""
+    from ..config import ConfigError, load_config
+
+    try:
+        return load_config().settings.checkpoint_limits()
+    except ConfigError:
+        return None
 
 
 def _overwrite(args: argparse.Namespace) -> Any:

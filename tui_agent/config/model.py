@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..approval.policy import ApprovalMode
 from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
 from ..checkpoints.prune import DEFAULT_KEEP_DAYS
-from ..checkpoints.shadow import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
+from ..checkpoints.shadow import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, Limits
 from ..mcp.config import McpConfigError, McpServerConfig, check_server_name
 from ..sandbox.policy import (
     DEFAULT_DENIED_PATHS,
@@ -131,6 +131,10 @@ class Settings(BaseModel):
     checkpoint_max_files: int = Field(default=DEFAULT_MAX_FILES, gt=0)
     checkpoint_max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, gt=0)
     checkpoint_keep_days: int = Field(default=DEFAULT_KEEP_DAYS, ge=0)
+
+    def checkpoint_limits(self) -> Limits:
+        """What a checkpoint (and a rewind's capture of the files it replaces) covers."""
+        return Limits(self.checkpoint_max_files, self.checkpoint_max_file_bytes)
 
 
 class ApprovalConfig(BaseModel):

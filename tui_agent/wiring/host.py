@@ -40,7 +40,7 @@ from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
 from .host_options import HostOptions
-from .setup import approval_policy, build_agent, checkpoint_limits, system_prompt
+from .setup import approval_policy, build_agent, system_prompt
 
 if TYPE_CHECKING:
     from ..demo import DemoServer
@@ -239,7 +239,7 @@ async def open_host(
     window_task = discover_window(agent, profile, client)
     mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools, redactor=redactor)
     agent.calls.checkpoints = call_checkpoints(
-        workspace, agent.calls.recorder, checkpoint_limits(config)
+        workspace, agent.calls.recorder, config.settings.checkpoint_limits()
     )
     return SessionHost(
         config=config,

@@ -15,7 +15,6 @@ from ..agent.recorder import RecordWriter, SessionRecorder
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..approval.rules import SessionRules
-from ..checkpoints import Limits
 from ..config import Config, ResolvedProfile
 from ..context.resume import ResumedContext
 from ..conversation import Message
@@ -55,12 +54,6 @@ def system_prompt(profile: ResolvedProfile, config: Config, workspace: Path) -> 
 
 def tool_registry(config: Config) -> ToolRegistry:
     return builtin_registry(user_tool_specs(config.tools))
-
-
-def checkpoint_limits(config: Config) -> Limits:
-    """What a checkpoint covers: ``[settings] checkpoint_max_files``, ``_max_file_bytes``."""
-    settings = config.settings
-    return Limits(settings.checkpoint_max_files, settings.checkpoint_max_file_bytes)
 
 
 def approval_policy(config: Config, mode: ApprovalMode | None = None) -> ApprovalPolicy:

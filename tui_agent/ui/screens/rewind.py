@@ -243,6 +243,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
                 to=self.number,
                 conversation=self.choice in ("both", "conversation"),
                 undoes=self.undoes,
+                limits=self.host.config.settings.checkpoint_limits(),
             )
         except (SessionError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"the rewind failed: {exc}")
