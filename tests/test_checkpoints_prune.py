@@ -215,3 +215,19 @@ async def test_a_dry_run_removes_nothing_and_says_what_would_go(tmp_path: Path) 
     [done] = world.prune(30).stores
     assert (done.blobs, done.objects) == (would.blobs, would.objects)
     assert done.bytes_freed > 0
+
+
+async def test_a_symlink_in_the_blob_store_is_never_followed(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    (world.workspace / "a.txt").write_text("a before\n")
+    (world.workspace / "b.txt").write_text("b before\n")
+    old = await world.session(write("a.txt", "a1\n"))
+    await world.session(write("b.txt", "b1\n"))
+    world.age(old, 40)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ("0" * 62)).write_text("not ours\n")
+    (world.folder.blobs.root / "00").symlink_to(outside)
+    [store] = world.prune(30, grace=0).stores
+    assert (store.action, store.blobs) == ("pruned", 1)
+    assert (outside / ("0" * 62)).read_text() == "not ours\n"

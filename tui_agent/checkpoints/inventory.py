@@ -60,7 +60,10 @@ def blob_files(folder: CheckpointFolder) -> Iterator[tuple[str, Path, os.stat_re
     """Each file of the blob store: its sha256 ('' for a temporary file a crash left)."""
     root = folder.blobs.root
     try:
-        prefixes = sorted(p for p in os.listdir(root) if len(p) == 2)
+        with os.scandir(root) as entries:  # never through a symlink
+            prefixes = sorted(
+                e.name for e in entries if len(e.name) == 2 and e.is_dir(follow_symlinks=False)
+            )
     except OSError:
         return
     for prefix in prefixes:
