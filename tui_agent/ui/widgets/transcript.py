@@ -94,6 +94,10 @@ class Transcript(VerticalScroll):
     Transcript {
         height: 1fr;
         padding: 0 1;
+        /* The scrollbar's room is kept when it is hidden: text does not re-wrap when it comes
+           and goes, so a transcript just at the edge cannot settle either way (wrapped under a
+           scrollbar, or not) depending on how it got there. */
+        scrollbar-gutter: stable;
     }
     """
 
