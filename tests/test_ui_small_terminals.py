@@ -51,21 +51,26 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def settled(pilot: Pilot[None]) -> None:
-    """The transcript scrolled to its end once it stopped growing (a stable scrollbar)."""
+    """The transcript scrolled to its end once it stopped growing (a stable scrollbar): on a
+    loaded machine a card or the prompt below may still change size, so it is scrolled to the
+    end again until its size, its view and its place held still for three looks in a row."""
     transcript = pilot.app.query_one("#transcript")
     await pilot.pause(0.2)
-    # On a loaded machine a card may still grow (its preview comes from a thread): wait until
-    # the transcript's size and scrollbar held still for three looks in a row, 5 s at most.
     seen, still = None, 0
     for _ in range(50):
-        now = (transcript.virtual_size, transcript.max_scroll_y, transcript.show_vertical_scrollbar)
+        transcript.scroll_end(animate=False, immediate=True)
+        await pilot.pause(0.1)
+        now = (
+            transcript.virtual_size,
+            transcript.size,
+            transcript.max_scroll_y,
+            transcript.scroll_y,
+            transcript.show_vertical_scrollbar,
+        )
         still = still + 1 if now == seen else 0
-        if still >= 3:
+        if still >= 3 and transcript.scroll_y == transcript.max_scroll_y:
             break
         seen = now
-        await pilot.pause(0.1)
-    transcript.scroll_end(animate=False, immediate=True)
-    await pilot.pause(0.1)
 
 
 def on_screen(pilot: Pilot[None], widget: Widget) -> bool:
