@@ -71,6 +71,11 @@ async def settled(pilot: Pilot[None]) -> None:
         if still >= 3 and transcript.scroll_y == transcript.max_scroll_y:
             break
         seen = now
+    # Under load Textual 8.2.8 may keep a scrollbar drawn for an earlier position (the same
+    # settled state was shot with its thumb half a row apart): draw the scrollbars again.
+    for bar in (transcript.vertical_scrollbar, transcript.horizontal_scrollbar):
+        bar.refresh()
+    await pilot.pause(0.1)
 
 
 def on_screen(pilot: Pilot[None], widget: Widget) -> bool:
