@@ -87,13 +87,32 @@ class PromptApp(App[None]):
 
 
 async def wait_until_armed(pilot: Pilot[None], prompt: ApprovalPrompt) -> None:
-    """Wait (bounded) for the preview and the arming delay; never used to time assertions."""
+    """Wait (bounded) for the preview and the arming delay, then for the screen as drawn to
+    hold still (a loaded machine may lay the prompt out once more after it armed); never used
+    to time assertions."""
     for _ in range(400):
         if prompt.armed:
-            await pilot.pause()
+            await screen_still(pilot)
             return
         await pilot.pause(0.02)
     raise AssertionError("the prompt never armed")
+
+
+async def screen_still(pilot: Pilot[Any], looks: int = 3) -> None:
+    """Draw every widget again, then wait until the screen as drawn was the same ``looks`` times
+    in a row, 0.1 s apart (6 s at most). Drawn again: under load a widget may keep lines it drew
+    before the last layout, which look the same but are cut into other pieces in the SVG."""
+    for widget in pilot.app.screen.walk_children():
+        widget.refresh()
+    pilot.app.screen.refresh(layout=True)  # the screen's own cuts too, from the regions as now
+    shot, still = "", 0
+    for _ in range(60):
+        await pilot.pause(0.1)
+        now = pilot.app.export_screenshot()
+        still = still + 1 if now == shot else 0
+        if still >= looks - 1:
+            return
+        shot = now
 
 
 async def confirm_edit(pilot: Pilot[Any], *, run: bool = True) -> ConfirmEdit:

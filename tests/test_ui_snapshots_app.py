@@ -22,6 +22,7 @@ from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCallCard
 from tui_agent.wiring.host_options import HostOptions
 
+from .approval_prompt_app import screen_still
 from .ui_app_helpers import armed_prompt, send, wait_for, wait_idle_agent, wait_text
 
 SIZE = (120, 40)
@@ -77,6 +78,7 @@ def after(*steps: Step) -> Step:
         await booted(pilot)
         for step in steps:
             await step(pilot)
+        await screen_still(pilot)  # drawn afresh and holding still, however loaded the machine
 
     return run
 
