@@ -20,6 +20,8 @@ from tui_agent.ui.widgets.tool_card import ToolCallCard
 from tui_agent.ui.widgets.tool_result import ToolResultView
 from tui_agent.ui.widgets.transcript import Transcript
 
+from .approval_prompt_app import screen_still
+
 SnapCompare = Callable[..., bool]
 
 ANSWER = """## The fix
@@ -125,6 +127,7 @@ def conversation(clock: Clock, *, expand: bool) -> Callable[[Pilot[Any]], Any]:
             transcript.scroll_home(animate=False)
         await pilot.pause()
         await pilot.pause()
+        await screen_still(pilot)  # drawn afresh and holding still, however loaded the machine
 
     return run_before
 
