@@ -175,6 +175,33 @@ async def test_a_pause_mid_typing_then_more_typing_loses_and_decides_nothing(env
         server.assert_all_consumed()
 
 
+async def test_typing_at_an_armed_prompt_that_took_focus_goes_to_the_box(env: AppEnv) -> None:
+    """A prompt that took focus in a pause and armed; the person starts a message with a key
+    that is not a choice ("/new", "hello", as a tmux run showed: "/" was swallowed and the "n"
+    of "new" denied the call). The first key and the rest go to the box; nothing is decided."""
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
+        )
+        async with running(server, env) as (app, pilot):
+            await _start(app, server)
+            server.release()
+            prompt = await wait_prompt(pilot)
+            for _ in range(400):
+                if prompt.armed and app.focused is prompt:
+                    break
+                await asyncio.sleep(0.02)
+            assert prompt.armed and app.focused is prompt
+            for char in "/new then more":  # as fast as a paste or tmux sends them
+                _key(app, char)
+            await wait_for(pilot, lambda: prompt_text(app) == "/new then more", "the keys")
+            _assert_nothing_decided(app, env)
+            assert app.focused is not prompt
+            await _deny_after_a_pause(app, env)
+            await wait_idle_agent(pilot)
+        server.assert_all_consumed()
+
+
 async def test_tab_reaches_the_waiting_prompt_and_its_arming_restarts_on_every_key(
     env: AppEnv,
 ) -> None:

@@ -193,7 +193,13 @@ class ApprovalPrompt(Vertical, can_focus=True):
         key = event.key
         decides = self._attention.key(event.time) and self._mode != "loading"
         self._enter_decides = key == "enter" and decides  # the inputs' Enter comes next
-        typed = key not in SCROLL_KEYS and not decides and self._mode in ("loading", "choose")
+        # A key that is not one of its choices is typing for the message box, armed or not:
+        # "/new" typed at a prompt that took focus in a pause goes to the box, whole.
+        typed = (
+            key not in SCROLL_KEYS
+            and (not decides or key not in CHOICE_KEYS)
+            and self._mode in ("loading", "choose")
+        )
         if typed and self._attention.give_back(event):  # typed for the message box
             event.stop()
             event.prevent_default()
