@@ -195,8 +195,7 @@ async def test_typing_at_an_armed_prompt_that_took_focus_goes_to_the_box(env: Ap
             for char in "/new then more":  # as fast as a paste or tmux sends them
                 _key(app, char)
             await wait_for(pilot, lambda: prompt_text(app) == "/new then more", "the keys")
-            _assert_nothing_decided(app, env)
-            assert app.focused is not prompt
+            _assert_nothing_decided(app, env)  # (it may have taken focus again in a pause since)
             await _deny_after_a_pause(app, env)
             await wait_idle_agent(pilot)
         server.assert_all_consumed()
