@@ -254,10 +254,18 @@ async def test_keys_right_after_an_input_opens_decide_nothing(
             prompt = await wait_prompt(pilot)
             await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
             _key(app, opener)
-            await asyncio.sleep(0.05)
+            opened = time.monotonic()
+            await asyncio.sleep(0.03)
             for char in [keys] if keys == "ctrl+s" else keys:  # within 0.4 s of the opener
                 _key(app, char)
-                await asyncio.sleep(0.05)
+                last = time.monotonic()
+                await asyncio.sleep(0.03)
+            # The input arms 0.4 s after it opened, and it opened after the opener was pressed:
+            # a key pressed within 0.4 s of the opener cannot find it armed.
+            if last - opened >= ARMING_S:
+                # The machine stretched this test's own typing past the arming delay: a key
+                # after it may rightly decide. That run says nothing about keys right after.
+                pytest.skip(f"the keys took {last - opened:.2f} s (a loaded machine)")
             await asyncio.sleep(0.2)
             _assert_nothing_decided(app, env)
             assert prompt.mode != "choose"
