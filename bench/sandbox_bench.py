@@ -54,14 +54,12 @@ async def one_call(
 ) -> float:
     started = time.perf_counter()
     if not cgroup:  # root: what the pids cgroup adds, as the call would pay without it
-        confine._pids_parent.cache_clear()
         parent, confine.pids_parent = confine.pids_parent, lambda: None  # type: ignore[assignment]
     try:
         return await _call(policy, workspace, argv, started)
     finally:
         if not cgroup:
             confine.pids_parent = parent
-            confine._pids_parent.cache_clear()
 
 
 async def _call(

@@ -7,7 +7,6 @@ in every mode and removed when the call ends.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import shutil
 import tempfile
@@ -60,7 +59,7 @@ def confinement(
     try:
         plan = plan_for(policy, workspace, protected, caps, private, unprotected)
         # The launcher and the init count too: the command itself keeps max_processes.
-        with pids_group(policy.max_processes + 2, _pids_parent()) as procs:
+        with pids_group(policy.max_processes + 2, pids_parent()) as procs:
             plan = replace(plan, report_fd=report_write, pids_procs=procs)
             yield Launch(preexec(plan), _tmp(private), report_read)
     finally:
@@ -98,11 +97,6 @@ def plan_for(
         uid=os.getuid(),
         gid=os.getgid(),
     )
-
-
-@functools.cache
-def _pids_parent() -> Path | None:
-    return pids_parent()
 
 
 def _tmp(private: str) -> dict[str, str]:

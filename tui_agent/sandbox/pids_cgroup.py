@@ -17,6 +17,7 @@ by the next app that makes one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 from collections.abc import Iterator
@@ -57,8 +58,10 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
+@functools.cache
 def pids_parent() -> Path | None:
-    """The folder to make a command's pids group in, or None when this process cannot."""
+    """The folder to make a command's pids group in, or None when this process cannot (found
+    once per process: the mounts and the app's own cgroup do not change under it)."""
     if os.geteuid() != 0:
         return None  # RLIMIT_NPROC binds: no group needed
     own = _own_paths()
