@@ -90,7 +90,11 @@ async def _stream(
         async with app.run_test(size=(100, 40)) as pilot:
             for index, delta in enumerate(chunks(text, 200), 1):
                 body.append(delta)
-                if index % 5 == 0:
+                if index <= 3:
+                    # One at a time first: the live widget is built, then appended to (where a
+                    # live failure is injected), however slowly the machine runs the pump.
+                    await asyncio.wait_for(body.wait_idle(), IDLE_TIMEOUT_S)
+                elif index % 5 == 0:
                     await asyncio.sleep(0.002)  # the pump keeps up: several appends, freezes
             await asyncio.wait_for(body.wait_idle(), IDLE_TIMEOUT_S)
             assert body.failed  # failed while streaming, and kept showing what came after
