@@ -100,6 +100,9 @@ async def test_slash_lists_every_command_with_a_description(env: AppEnv) -> None
             review = next(e for e in _list(app).entries if e.label.startswith("/review"))
             assert review.description == "review a file with care (config template)"
             await wait_text(pilot, "/compact [TEXT]  summarize the older conversation")
+            # Palette entries read like the built-ins: a phrase, not a sentence.
+            shot = next(e for e in _list(app).entries if e.label.startswith("/screenshot"))
+            assert shot.description.startswith("save an SVG"), shot.description
             # Typing narrows it; Esc closes it and the text stays.
             await _type(pilot, "se")
             assert _labels(app) == ["/sessions"]

@@ -77,8 +77,16 @@ def palette_commands(app: Any, covered: Iterable[str]) -> list[SlashCommand]:
         def run(app: Any, arguments: str, callback: Any = callback) -> object:
             return callback()
 
-        found.append(SlashCommand(_slug(entry.title), entry.help, run))
+        found.append(SlashCommand(_slug(entry.title), _as_phrase(entry.help), run))
     return found
+
+
+def _as_phrase(help_text: str) -> str:
+    """A palette help ("Save an SVG ...") read like the built-ins' ("save an SVG ...");
+    a leading acronym ("MCP ...") keeps its capitals."""
+    if help_text[1:2].islower():
+        return help_text[:1].lower() + help_text[1:]
+    return help_text
 
 
 def templates_of(app: Any) -> tuple[list[PromptTemplate], list[PromptTemplate]]:
