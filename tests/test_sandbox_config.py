@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
@@ -85,3 +86,12 @@ def test_a_missing_protection_is_named_with_its_reason() -> None:
     assert "[MISSING] process lifetime" in text and "no user namespaces" in text
     assert "protection missing" in approval_warning(policy, caps)
     assert approval_warning(policy.with_mode(SandboxMode.OFF), caps).startswith("sandbox off")
+
+
+def test_without_namespaces_doctor_says_how_the_network_is_cut() -> None:
+    policy = session_policy(Config())
+    fallback = replace(detect(), namespaces=False, fresh_proc=False, landlock_abi=7, seccomp=True)
+    expected = "[active ] network cut: a seccomp filter refuses internet sockets"
+    assert expected in report(policy, fallback)
+    landlock_only = replace(fallback, seccomp=False)
+    assert "refuses TCP (UDP still passes)" in report(policy, landlock_only)

@@ -212,6 +212,29 @@ async def test_without_namespaces_landlock_still_refuses_tcp_and_outside_writes(
     assert out.is_error and not (tmp_path / "outside.txt").exists()
 
 
+SEND_UDP = (
+    '{python} -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM);'
+    " s.sendto(b'leaked', ('127.0.0.1', {port}))\""
+)
+
+
+@pytest.mark.skipif(not detect().seccomp, reason="needs seccomp on x86_64 or aarch64")
+async def test_without_namespaces_no_udp_datagram_leaves(ctx: ToolContext) -> None:
+    """The same fallback: Landlock cannot refuse UDP (DNS included); the seccomp filter does."""
+    ctx = replace(ctx, capabilities=replace(detect(), namespaces=False, fresh_proc=False))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.settimeout(1.0)
+        command = SEND_UDP.format(python=sys.executable, port=server.getsockname()[1])
+        out = await run(ctx, command)
+        assert out.is_error and "Permission denied" in out.text, out.text
+        with pytest.raises(TimeoutError):
+            server.recv(100)
+        out = await run(ctx, command, network=True)  # the switch on: it goes out
+        assert not out.is_error, out.text
+        assert server.recv(100) == b"leaked"
+
+
 async def test_the_apps_environment_and_other_processes_are_invisible(
     ctx: ToolContext, marker: str
 ) -> None:

@@ -19,6 +19,7 @@ from .launch import Plan, preexec
 from .pids_cgroup import pids_group, pids_parent
 from .policy import SandboxMode, SandboxPolicy, denied_real_paths
 from .rules import policy_rules
+from .seccomp import network_filter
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,9 @@ def plan_for(
         new_network=caps.namespaces and not policy.network,
         landlock_abi=caps.landlock_abi,
         deny_tcp=not policy.network and not caps.namespaces,
+        network_filter=network_filter()
+        if caps.seccomp and not (policy.network or caps.namespaces)
+        else b"",
         rules=tuple(rules),
         max_processes=policy.max_processes if caps.namespaces else None,
         memory_mb=policy.memory_mb,

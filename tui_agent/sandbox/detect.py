@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 
 from . import landlock as ll
+from . import seccomp
 from .launch import SETUP_MESSAGE, Plan, preexec
 
 
@@ -24,6 +25,7 @@ class Capabilities:
     namespaces_reason: str
     fresh_proc: bool  # a private /proc inside the PID namespace
     fresh_proc_reason: str
+    seccomp: bool = False  # the network filter of the no-namespace fallback (seccomp.py)
 
     @property
     def network_ns(self) -> bool:
@@ -44,14 +46,15 @@ def detect() -> Capabilities:
         landlock_reason = "" if abi else _landlock_absent_reason()
     except (OSError, AttributeError) as exc:
         abi, landlock_reason = 0, f"the Landlock call failed: {exc}"
+    filters = seccomp.available()
     failure = _probe(fresh_proc=True)
     if failure is None:
-        return Capabilities(abi, landlock_reason, True, "", True, "")
+        return Capabilities(abi, landlock_reason, True, "", True, "", filters)
     proc_failure = failure
     failure = _probe(fresh_proc=False)
     if failure is None:
-        return Capabilities(abi, landlock_reason, True, "", False, proc_failure)
-    return Capabilities(abi, landlock_reason, False, failure, False, failure)
+        return Capabilities(abi, landlock_reason, True, "", False, proc_failure, filters)
+    return Capabilities(abi, landlock_reason, False, failure, False, failure, filters)
 
 
 def _landlock_absent_reason() -> str:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from . import landlock as ll
 from . import namespaces as ns
+from . import seccomp
 from .limits import apply_limits
 from .pids_cgroup import join
 from .rules import Rule
@@ -59,6 +60,7 @@ class Plan:
     gid: int
     report_fd: int = -1  # the init writes b"L" here when it stopped processes left running
     pids_procs: str = ""  # cgroup.procs of the command's pids group (root: see pids_cgroup)
+    network_filter: bytes = b""  # network off without a namespace: seccomp refuses inet sockets
 
 
 def preexec(plan: Plan) -> Callable[[], None]:
@@ -126,8 +128,13 @@ def _launch(plan: Plan) -> None:
 
 
 def _confine(plan: Plan) -> None:
-    if not plan.landlock_abi:
-        return
+    if plan.landlock_abi:
+        _landlock(plan)
+    if plan.network_filter:
+        seccomp.install(plan.network_filter)
+
+
+def _landlock(plan: Plan) -> None:
     scopes = ll.SCOPE_SIGNAL  # no signal to a process outside the sandbox (the app above all)
     if plan.deny_tcp or plan.new_network:
         scopes |= ll.SCOPE_ABSTRACT_UNIX_SOCKET

@@ -31,6 +31,10 @@ def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
         network = Protection("network", True, "allowed by the network switch")
     elif caps.namespaces:
         network = Protection("network cut", True, "a network namespace of its own")
+    elif caps.seccomp:
+        network = Protection(
+            "network cut", True, "a seccomp filter refuses internet sockets (no network namespace)"
+        )
     elif caps.landlock_abi >= 4:
         network = Protection("network cut", True, f"{landlock} refuses TCP (UDP still passes)")
     else:
