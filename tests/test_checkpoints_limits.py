@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tui_agent.agent.events import Notice
-from tui_agent.checkpoints import Limits
+from tui_agent.checkpoints import Limits, plan_rewind
 
 from .checkpoint_helpers import Bench
 
@@ -96,3 +96,50 @@ def test_a_size_limit_is_named_in_a_readable_unit() -> None:
     assert "1 file(s) over 1,000 bytes (a)" in _notice(["a"], [], Limits(max_file_bytes=1000))
     assert "over 10 MB" in _notice(["a"], [], Limits())
     assert "over 1.5 KB" in _notice(["a"], [], Limits(max_file_bytes=1536))
+
+
+def _shadow_has(bench: Bench, content: bytes) -> bool:
+    """Whether the shadow repository holds a blob of ``content`` (in its object format)."""
+    env = {**os.environ, "GIT_DIR": str(bench.folder.shadow)}
+    blob = subprocess.run(
+        ["git", "hash-object", "--stdin"], input=content, env=env, capture_output=True, check=True
+    ).stdout.strip()
+    done = subprocess.run(["git", "cat-file", "-e", blob.decode()], env=env, capture_output=True)
+    return done.returncode == 0
+
+
+BIG = b"b\n" * 2500  # what the command below writes: 5,000 bytes
+
+
+async def test_a_large_file_stays_out_of_every_snapshot(tmp_path: Path) -> None:
+    """Each snapshot measures the large files again: the last one's exclusions once hid them
+    from the listing, so every second snapshot took them in whatever their size."""
+    bench = Bench(tmp_path, limits=Limits(max_file_bytes=1000))
+    (bench.workspace / "big.bin").write_bytes(BIG)
+    for n in range(3):
+        await bench.call("run_command", json.dumps({"command": f"echo {n} > small.txt"}))
+    starts = [r for r in bench.kept.records if r.type == "checkpoint"]
+    dones = [r for r in bench.kept.records if r.type == "checkpoint_done"]
+    assert len(starts) == len(dones) == 3
+    assert all("big.bin" in (r.notice or "") for r in starts), [r.notice for r in starts]
+    assert not _shadow_has(bench, BIG)
+
+
+async def test_the_snapshot_after_a_crashed_call_keeps_the_settings_limits(tmp_path: Path) -> None:
+    """A call whose end was never recorded (a crash) is compared with the workspace as it is
+    now: that snapshot keeps the configured limits, so a file over the size limit the call
+    made is not copied into the shadow repository."""
+    limits = Limits(max_file_bytes=1000)
+    bench = Bench(tmp_path, limits=limits)
+    (bench.workspace / "small.txt").write_text("s\n")
+    command = "yes b | head -c 5000 > big.bin && echo changed > small.txt"
+    await bench.call("run_command", json.dumps({"command": command}))
+    assert (bench.workspace / "big.bin").read_bytes() == BIG
+    crashed = [r for r in bench.kept.records if r.type != "checkpoint_done"]
+    assert len(crashed) == len(bench.kept.records) - 1
+    assert not _shadow_has(bench, BIG)
+    plan = plan_rewind(bench.folder, crashed, limits)
+    assert "small.txt" in {f.path for f in plan.files}
+    assert not _shadow_has(bench, BIG)
+    plan_rewind(bench.folder, crashed)  # the default limits (10 MiB) take it: the test is sound
+    assert _shadow_has(bench, BIG)

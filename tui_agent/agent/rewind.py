@@ -86,10 +86,12 @@ def folder_of(loaded: LoadedSession, root: Path | None = None) -> CheckpointFold
     return CheckpointFolder(Path(loaded.header.workspace), root)
 
 
-def plan_to(loaded: LoadedSession, number: int, root: Path | None = None) -> Plan:
+def plan_to(
+    loaded: LoadedSession, number: int, root: Path | None = None, limits: Limits | None = None
+) -> Plan:
     """What rewinding the files to just before message ``number`` would do."""
     index = message_index(loaded.records, number)
-    return plan_rewind(folder_of(loaded, root), loaded.records[index:])
+    return plan_rewind(folder_of(loaded, root), loaded.records[index:], limits)
 
 
 def last_rewind(loaded: LoadedSession) -> RewindRecord:
@@ -99,10 +101,12 @@ def last_rewind(loaded: LoadedSession) -> RewindRecord:
     raise RewindError("this session has no rewind to undo")
 
 
-def undo_plan(loaded: LoadedSession, root: Path | None = None) -> tuple[Plan, RewindRecord]:
+def undo_plan(
+    loaded: LoadedSession, root: Path | None = None, limits: Limits | None = None
+) -> tuple[Plan, RewindRecord]:
     """The plan that puts back what the session's last rewind replaced."""
     last = last_rewind(loaded)  # undoing its changes is what the planner does with any record
-    return plan_rewind(folder_of(loaded, root), [last]), last
+    return plan_rewind(folder_of(loaded, root), [last], limits), last
 
 
 def apply_plan(

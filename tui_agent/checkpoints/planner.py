@@ -26,7 +26,7 @@ from .blobs import MissingBlobError
 from .files import Seen, look, matches, read_bytes
 from .folder import CheckpointFolder
 from .restorer import Change, recover
-from .shadow import ShadowError, ShadowRepo
+from .shadow import Limits, ShadowError, ShadowRepo
 
 Action = Literal["restore", "delete", "conflict", "skipped"]
 _DIFF_BYTES = 1 << 20
@@ -129,14 +129,17 @@ def _pair(start: CheckpointRecord, done: CheckpointDoneRecord | None, shadow: Sh
         plan.notices.append(f"{start.tool}: {exc}")
 
 
-def plan_rewind(folder: CheckpointFolder, records: Iterable[Any]) -> Plan:
+def plan_rewind(
+    folder: CheckpointFolder, records: Iterable[Any], limits: Limits | None = None
+) -> Plan:
     """The plan for undoing every change recorded in ``records``; reads, never writes the
-    workspace (a snapshot may be added to the shadow repository)."""
+    workspace (a snapshot may be added to the shadow repository, within ``limits``: the
+    settings' checkpoint limits, the defaults when None)."""
     plan = Plan()
     done = recover(folder)
     if done:
         plan.notices.append(done)
-    shadow = ShadowRepo(folder)
+    shadow = ShadowRepo(folder, limits)
     with folder.locked():
         paths = _changes(records, shadow, plan)
     git_wanted = [p.target.digest[4:] for p in paths.values() if p.target.digest.startswith("git:")]

@@ -107,6 +107,12 @@ class ShadowRepo:
     def snapshot(self) -> Snapshot:
         """The workspace as a tree of the shadow repository (call under the folder's lock)."""
         self._init()
+        # The last snapshot's exclusions go first: left in info/exclude they would hide its
+        # large files from the listing below, so they would be neither measured nor excluded
+        # again, and ``add -A`` would take them in whatever their size.
+        exclude = self.folder.shadow / "info" / "exclude"
+        if exclude.exists():
+            exclude.write_text("", encoding="utf-8")
         listed = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         paths = dict.fromkeys(listed.decode("utf-8", "surrogateescape").split("\0"))
         paths.pop("", None)

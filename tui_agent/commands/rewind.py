@@ -40,10 +40,11 @@ def _rewind(args: argparse.Namespace) -> int:
     files = not args.conversation_only
     conversation = not args.files_only and not args.undo
     plan: Plan | None = None
+    limits = _limits()
     if args.undo:
-        plan, last = rw.undo_plan(loaded)
+        plan, last = rw.undo_plan(loaded, limits=limits)
     else:
-        plan = rw.plan_to(loaded, args.to) if files else None
+        plan = rw.plan_to(loaded, args.to, limits=limits) if files else None
         if not files:
             rw.message_index(loaded.records, args.to)
     if args.dry_run:
@@ -77,7 +78,7 @@ def _rewind(args: argparse.Namespace) -> int:
                 to=args.to,
                 undoes=last.id if args.undo else None,
                 fork=fork,
-                limits=_limits(),
+                limits=limits,
             )
         finally:
             for each in writers[1:]:

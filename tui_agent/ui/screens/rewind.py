@@ -22,7 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...agent import rewind as rw
-from ...checkpoints import Plan, PlannedFile
+from ...checkpoints import Limits, Plan, PlannedFile
 from ...session import LoadedSession, SessionError
 from ..sanitize import visible_line
 
@@ -118,6 +118,11 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    def _limits(self) -> Limits:
+        """The settings' checkpoint limits: the planner's snapshot keeps them too."""
+        limits: Limits = self.host.config.settings.checkpoint_limits()
+        return limits
+
     # -- steps ------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="rewind")
@@ -126,7 +131,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
             loaded = self.host.store.load(self.host.writer.session_id)
             plan = None
             if self.undo:
-                plan, last = rw.undo_plan(loaded)
+                plan, last = rw.undo_plan(loaded, limits=self._limits())
                 self.undoes = last.id
         except SessionError as exc:
             self.app.call_from_thread(self._failed, str(exc))
@@ -166,7 +171,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
     def _plan(self) -> None:
         assert self.loaded is not None and self.number is not None
         try:
-            plan = rw.plan_to(self.loaded, self.number)
+            plan = rw.plan_to(self.loaded, self.number, limits=self._limits())
         except SessionError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
@@ -243,7 +248,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
                 to=self.number,
                 conversation=self.choice in ("both", "conversation"),
                 undoes=self.undoes,
-                limits=self.host.config.settings.checkpoint_limits(),
+                limits=self._limits(),
             )
         except (SessionError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"the rewind failed: {exc}")
