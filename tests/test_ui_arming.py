@@ -1,8 +1,8 @@
-"""PausedArming and KeyClock.typing_before_last: the timing rules of the session browser."""
+"""Arming, PausedArming and KeyClock: the timing rules of every question that one key decides."""
 
 from __future__ import annotations
 
-from tui_agent.ui.arming import KeyClock, PausedArming
+from tui_agent.ui.arming import Arming, KeyClock, PausedArming
 
 
 def test_started_when_nobody_types_it_arms_after_the_delay_and_keys_restart_it() -> None:
@@ -48,3 +48,14 @@ def test_a_busy_app_counts_typing_from_when_it_caught_up() -> None:
     assert not clock.typing(12.7)  # a pause after it caught up
     clock.pressed(20.0, handled=19.0)  # a clock that says "handled before pressed" counts as at
     assert clock.handled == 20.0
+
+
+def test_a_key_pressed_while_arming_decides_nothing_however_late_it_is_handled() -> None:
+    """A busy app handles at 10.6 a key pressed at 10.2, after the arming (due 10.4) was seen
+    done: the key was pressed during the delay, so it decides nothing and the delay restarts."""
+    for arming in (Arming(delay=0.4), PausedArming(delay=0.4, pause=1.0)):
+        arming.start(10.0)
+        assert arming.armed(10.5)  # a tick saw it armed
+        assert not arming.key(10.2)  # then the late key: pressed before 10.4
+        assert not arming.armed(10.55) and arming.due == 10.6
+        assert arming.armed(10.6) and arming.key(10.65)  # a key pressed once armed decides

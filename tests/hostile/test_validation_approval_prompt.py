@@ -11,7 +11,9 @@ import asyncio
 import hashlib
 import itertools
 import json
+import time
 
+import pytest
 from textual import events
 from textual.app import App
 from textual.widgets import TextArea
@@ -223,11 +225,10 @@ async def test_a_key_during_the_arming_delay_does_nothing(env: AppEnv) -> None:
                 if prompts and app.focused is prompts.first():
                     break
                 await asyncio.sleep(0.002)
+            seen = time.monotonic()
             prompt = app.query_one(ApprovalPrompt)
             assert app.focused is prompt
-            assert not prompt.armed
-            await pilot.press("y")
-            assert prompt.decision is None
+            await _key_while_arming(app, prompt, "y", seen)
             # The key goes back to the message box with focus; the prompt waits for a pause.
             assert prompt_text(app) == "y"
             assert cards(app)[0].state == "waiting"
@@ -269,6 +270,22 @@ def _key_now(app: App[None], key: str) -> None:
     app.post_message(event)
 
 
+async def _key_while_arming(app: App[None], prompt: ApprovalPrompt, key: str, seen: float) -> None:
+    """``key`` pressed while ``prompt`` (focused at about ``seen``) arms: it must decide
+    nothing, however late a busy app gets round to it. Only when the machine held this test
+    back past the arming delay before it could press the key does the test skip, saying so."""
+    if prompt.armed:  # checked in the same step as the key is made: no await between them
+        late = time.monotonic() - seen
+        pytest.skip(f"the machine held the test back {late:.2f} s: past the arming delay")
+    _key_now(app, key)
+    for _ in range(5000):  # until the app handled it: a decision, or the key in the box
+        if prompt.decision is not None or prompt_text(app).endswith(key):
+            break
+        await asyncio.sleep(0.002)
+    late = time.monotonic() - seen
+    assert prompt.decision is None, f"a key pressed while arming decided ({late:.2f} s after)"
+
+
 async def test_a_double_press_approves_only_the_call_it_was_meant_for(env: AppEnv) -> None:
     """The second "y" of a double press lands while the next call's prompt is arming."""
     calls = [_write("call_1", "a.txt"), _write("call_2", "b.txt")]
@@ -285,9 +302,10 @@ async def test_a_double_press_approves_only_the_call_it_was_meant_for(env: AppEn
                     break
                 await asyncio.sleep(0.002)
             assert first.decision is not None and first.decision.kind == "approve"
+            seen = time.monotonic()
             second = app.query_one(ApprovalPrompt)
-            assert app.focused is second and not second.armed
-            _key_now(app, "y")
+            assert app.focused is second
+            await _key_while_arming(app, second, "y", seen)
             await wait_for(pilot, lambda: second.armed, "the second prompt to arm")
             assert second.decision is None
             assert cards(app)[1].state == "waiting"

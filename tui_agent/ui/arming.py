@@ -116,13 +116,18 @@ class Arming:
         return self._armed
 
     def key(self, at: float) -> bool:
-        """A key at ``at``: True when it may decide; else the delay starts over from it."""
+        """A key pressed at ``at``: True when it may decide; else the delay starts over from it.
+
+        A key pressed before the arming was due decides nothing, even when a busy app handles
+        it only after that moment (and the arming showed as done meanwhile): it was pressed
+        during the delay, so the delay starts over from it."""
         if self._due is None:
             return False
-        if self.armed(at):
-            return True
-        self._due = max(self._due, at + self.delay)
-        return False
+        if at < self._due:
+            self._armed = False
+            self._due = max(self._due, at + self.delay)
+            return False
+        return self.armed(at)
 
 
 class PausedArming(Arming):
