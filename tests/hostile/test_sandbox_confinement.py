@@ -202,8 +202,9 @@ async def test_a_loopback_server_is_unreachable_without_network_and_reachable_wi
 async def test_without_namespaces_landlock_still_refuses_tcp_and_outside_writes(
     ctx: ToolContext, tmp_path: Path
 ) -> None:
-    """The fallback where user namespaces are missing: Landlock alone."""
-    degraded = replace(detect(), namespaces=False, fresh_proc=False)
+    """The fallback where user namespaces are missing: Landlock alone (without the seccomp
+    filter, which refuses the socket itself, so that Landlock's own TCP rule is what is tried)."""
+    degraded = replace(detect(), namespaces=False, fresh_proc=False, seccomp=False)
     ctx = replace(ctx, capabilities=degraded)
     with loopback_server() as port:
         out = await run(ctx, CONNECT.format(python=sys.executable, port=port))
