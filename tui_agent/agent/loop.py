@@ -327,7 +327,7 @@ class Agent:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        self._keep(result, raw)
+        await self._keep(result, raw)
         yield result
 
     def _offered(self) -> tuple[list[ToolSchema], RequestSettings]:
@@ -345,9 +345,10 @@ class Agent:
             self.request, system=plan.system_prompt(mode, self.request.system or "")
         )
 
-    def _keep(self, result: TurnResult, raw: list[RawEvent]) -> None:
+    async def _keep(self, result: TurnResult, raw: list[RawEvent]) -> None:
         """A complete turn joins the conversation; a truncated one leaves only a diagnostic."""
         model = self.request.model
+        record: AssistantRecord | TruncatedRecord
         if isinstance(result, Turn):
             self.messages.append(
                 AssistantMessage(
@@ -359,38 +360,43 @@ class Agent:
                     tuple((e.event, e.data) for e in raw),
                 )
             )
-            self.recorder.append(
-                AssistantRecord(
-                    ts=time.time(),
-                    protocol=self.protocol,
-                    model=model,
-                    text=result.text,
-                    reasoning=result.reasoning,
-                    tool_calls=[
-                        ToolCallRecord(
-                            id=c.id, name=c.name, arguments=c.arguments, synthetic_id=c.synthetic_id
-                        )
-                        for c in result.tool_calls
-                    ],
-                    stop_reason=result.stop_reason,
-                    usage=result.usage,
-                    response_id=result.response_id,
-                    raw=raw,
-                ),
-                sync=True,
+            record = AssistantRecord(
+                ts=time.time(),
+                protocol=self.protocol,
+                model=model,
+                text=result.text,
+                reasoning=result.reasoning,
+                tool_calls=[
+                    ToolCallRecord(
+                        id=c.id, name=c.name, arguments=c.arguments, synthetic_id=c.synthetic_id
+                    )
+                    for c in result.tool_calls
+                ],
+                stop_reason=result.stop_reason,
+                usage=result.usage,
+                response_id=result.response_id,
+                raw=raw,
             )
         else:
-            self.recorder.append(
-                TruncatedRecord(
-                    ts=time.time(),
-                    protocol=self.protocol,
-                    model=model,
-                    reason=result.reason,
-                    error=result.error,
-                    stop_reason=result.stop_reason,
-                    text=result.text,
-                    pending_calls=[c.to_dict() for c in result.pending_calls],
-                    raw=raw,
-                ),
-                sync=True,
+            record = TruncatedRecord(
+                ts=time.time(),
+                protocol=self.protocol,
+                model=model,
+                reason=result.reason,
+                error=result.error,
+                stop_reason=result.stop_reason,
+                text=result.text,
+                pending_calls=[c.to_dict() for c in result.pending_calls],
+                raw=raw,
             )
+        await self._write_off_loop(record)
+
+    async def _write_off_loop(self, record: AssistantRecord | TruncatedRecord) -> None:
+        """In a worker thread (redacting a long answer's raw events takes ~0.2 s per 200 KB: the
+        screen catches up meanwhile), awaited to its end even if cancelled: nothing overtakes it."""
+        write = asyncio.ensure_future(asyncio.to_thread(self.recorder.append, record, sync=True))
+        try:
+            await asyncio.shield(write)
+        except asyncio.CancelledError:
+            await write
+            raise
