@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui_agent import TurnReader
 from tui_agent.session import Redactor, redact_record
-from tui_agent.session.event_redaction import redact_events
+from tui_agent.session.event_redaction import _parse, _pieces, _texts, redact_events
 from tui_agent.session.records import RawEvent
 from tui_agent.stream.sse import SSEFramer
 from tui_agent.stream.turn import Turn
@@ -159,3 +162,42 @@ def test_redact_record_covers_every_free_text_field_of_every_type() -> None:
             assert SIGNATURE in redacted.raw[1].data
     clean = every_record()
     assert [redact_record(r, redactor) for r in clean] == clean
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "data",
+                    "text",
+                    "signature",
+                    "encrypted_content",
+                    "arguments",
+                    "input",
+                    "k",
+                ]
+            )
+            | st.text(max_size=4),
+            inner,
+            max_size=5,
+        )
+        | st.fixed_dictionaries(
+            {"type": st.sampled_from(["redacted_thinking", "reasoning.encrypted"]), "data": inner}
+        )
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tree=_JSON.filter(lambda value: isinstance(value, dict | list)))
+def test_the_lean_walk_finds_the_strings_the_full_walk_finds(tree: Any) -> None:
+    """The read-only passes walk every event of a turn with ``_texts``; the rewriting pass with
+    ``_pieces``: both must see the same strings at the same paths, opaque ones left out alike."""
+    data = json.dumps(tree)
+    full = sorted((path, text) for path, _, _, text in _pieces(data, _parse(data)))
+    assert sorted(_texts(data)) == full

@@ -227,3 +227,27 @@ def test_the_header_is_what_create_was_given(tmp_path: Path) -> None:
         "/w",
     )
     assert abs(header.created - time.time()) < 60
+
+
+class _BrokenRedactor(Redactor):
+    """A redactor with a defect: it fails on the text that holds ``trap``."""
+
+    def redact(self, text: str) -> str:
+        if "trap" in text:
+            raise TypeError("a defect in the redactor")
+        return super().redact(text)
+
+
+def test_a_record_the_redaction_fails_on_is_kept_in_memory_and_the_user_told(
+    tmp_path: Path,
+) -> None:
+    """Never written unredacted, never raised into the loop (which would end the conversation):
+    the writer degrades and says why."""
+    store = SessionStore(tmp_path / "sessions", _BrokenRedactor(("local-server-key-0123456789",)))
+    with store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as writer:
+        writer.append(UserRecord(text="fine"))
+        writer.append(UserRecord(text="a trap with local-server-key-0123456789"))
+        assert writer.degraded is not None and "defect in the redactor" in writer.degraded
+        assert [r.text for r in writer.unsaved] == ["a trap with local-server-key-0123456789"]
+    data = writer.path.read_bytes()
+    assert b"trap" not in data and b"fine" in data

@@ -91,7 +91,7 @@ def _suspect_paths(
     suspect: set[JsonPath] = set()
     names: dict[int, str] = {}
     for index, event in enumerate(events):
-        for path, _, _, text in _pieces(event.data, _parse(event.data)):
+        for path, text in _texts(event.data):
             if path in suspect:
                 continue
             tail = tails.get(path, "") + text
@@ -112,7 +112,7 @@ def _spans(
     """The matches in the joined strings of each of ``paths``."""
     joined = {path: io.StringIO() for path in paths}
     for event in events:
-        for path, _, _, text in _pieces(event.data, _parse(event.data)):
+        for path, text in _texts(event.data):
             buffer = joined.get(path)
             if buffer is not None:
                 buffer.write(text)
@@ -156,6 +156,56 @@ def _pieces(
         yield from _strings(tree)
 
 
+def _texts(data: str) -> list[tuple[JsonPath, str]]:
+    """The strings of one event's data with their paths, as ``_pieces`` finds them but without
+    their holders, in no set order (a path occurs once in one event): the passes that only read
+    run over every event of a turn, so this walk is made lean."""
+    tree = _parse(data)
+    if tree is None:
+        return [(_TEXT_PATH, data)]
+    found: list[tuple[JsonPath, str]] = []
+    add = found.append
+    stack: list[tuple[Any, JsonPath, bool]] = [(tree, (), False)]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node, path, in_args = pop()
+        if type(node) is list:
+            for position, value in enumerate(node):
+                kind = type(value)
+                if kind is str:
+                    add(((*path, position), value))
+                elif kind is dict or kind is list or _container(kind, value):
+                    push((value, (*path, position), in_args))
+            continue
+        opaque_data = not in_args and _opaque_type(node.get("type"))
+        for key, value in node.items():
+            kind = type(value)
+            plain = kind is str or kind is dict or kind is list
+            if not plain and not _container(kind, value):
+                continue  # a number, true, false or null
+            if not in_args and (key in OPAQUE_KEYS or (opaque_data and key == "data")):
+                continue
+            if kind is str:
+                add(((*path, key), value))
+            else:
+                push((value, (*path, key), in_args or key in ARGUMENT_KEYS))
+    return found
+
+
+_SCALARS = (int, float, bool, type(None))
+
+
+def _opaque_type(value: Any) -> bool:
+    """A ``type`` whose object's ``data`` is opaque; any other value (a list, an object: a
+    hostile event may hold anything there) is not one, and is never hashed."""
+    return type(value) is str and value in OPAQUE_DATA_TYPES
+
+
+def _container(kind: type, value: Any) -> bool:
+    """A dict or list of a subclass (the common exact types are tested before)."""
+    return kind not in _SCALARS and isinstance(value, dict | list)
+
+
 def _parse(data: str) -> dict[str, Any] | list[Any] | None:
     if data.lstrip()[:1] not in ("{", "["):
         return None
@@ -177,7 +227,7 @@ def _strings(
         node, path, in_args = stack.pop()
         children: list[tuple[Any, tuple[str | int, ...], bool]] = []
         if isinstance(node, dict):
-            opaque_data = not in_args and node.get("type") in OPAQUE_DATA_TYPES
+            opaque_data = not in_args and _opaque_type(node.get("type"))
             for key, value in node.items():
                 if not in_args and (key in OPAQUE_KEYS or (opaque_data and key == "data")):
                     continue

@@ -185,7 +185,11 @@ class SessionWriter:
                 record = redact_record(record, self._redactor)
                 pieces = encode_pieces(record)
                 first = next(pieces)  # everything that can fail to encode is in the first
-            except (ValueError, RecursionError) as exc:
+            except Exception as exc:  # ValueError, RecursionError; any other is a defect
+                if not isinstance(exc, ValueError | RecursionError):
+                    log.error("redacting or encoding a record failed", exc_info=True)
+                # Never written unredacted, never raised into the loop: kept in memory, and
+                # the user is told the session is no longer saved.
                 self._unsaved.append(record)
                 self._degrade(f"cannot save a {getattr(record, 'type', '')} record ({exc})")
                 return record
