@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..conversation import AssistantMessage, Message
 from ..stream.jsonparse import loads, loads_exact
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,20 @@ def sse_payloads(raw: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
         if isinstance(value, dict):
             out.append(value)
     return out
+
+
+def rebuilt_from_stream(
+    rebuild: Callable[[AssistantMessage], list[dict[str, Any]]], message: AssistantMessage
+) -> list[dict[str, Any]]:
+    """What ``rebuild`` makes of a message's recorded events, or [] when they hold a shape it
+    cannot read: the turn was complete, but a field of some event has another type than the
+    protocol's (a hostile or broken server). The request is then built from the message's text
+    and calls, never refused: one bad event must not end the conversation, then or on resume."""
+    try:
+        return rebuild(message)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError):
+        log.warning("a recorded turn could not be rebuilt from its events", exc_info=True)
+        return []
 
 
 def stateful_tail(messages: Sequence[Message], protocol: str) -> tuple[str | None, list[Message]]:

@@ -9,7 +9,14 @@ from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
 from ...stream.jsonparse import loads_exact
-from ..request import ProviderRequest, RequestSettings, ToolSchema, arguments_object, sse_payloads
+from ..request import (
+    ProviderRequest,
+    RequestSettings,
+    ToolSchema,
+    arguments_object,
+    rebuilt_from_stream,
+    sse_payloads,
+)
 
 API_VERSION = "2023-06-01"
 
@@ -17,24 +24,7 @@ API_VERSION = "2023-06-01"
 def content_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     """The assistant's content blocks, rebuilt from its stream when it came from Anthropic."""
     if message.protocol == "anthropic" and message.raw:
-        blocks: dict[int, dict[str, Any]] = {}
-        json_parts: dict[int, list[str]] = {}
-        for payload in sse_payloads(message.raw):
-            kind, index = payload.get("type"), payload.get("index")
-            if not isinstance(index, int):
-                continue
-            if kind == "content_block_start" and isinstance(payload.get("content_block"), dict):
-                blocks[index] = dict(payload["content_block"])
-            elif kind == "content_block_delta" and index in blocks:
-                _apply_delta(blocks[index], json_parts.setdefault(index, []), payload)
-        for index, parts in json_parts.items():
-            if parts and blocks[index].get("type") in ("tool_use", "server_tool_use"):
-                try:
-                    value = loads_exact("".join(parts))
-                except ValueError:
-                    value = {}
-                blocks[index]["input"] = value if isinstance(value, dict) else {}
-        out = [blocks[i] for i in sorted(blocks)]
+        out = rebuilt_from_stream(_blocks_from_stream, message)
         if out:
             return out
     fallback: list[dict[str, Any]] = []
@@ -50,6 +40,28 @@ def content_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
             }
         )
     return fallback
+
+
+def _blocks_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The content blocks as the stream built them (raises on a shape it cannot read)."""
+    blocks: dict[int, dict[str, Any]] = {}
+    json_parts: dict[int, list[str]] = {}
+    for payload in sse_payloads(message.raw):
+        kind, index = payload.get("type"), payload.get("index")
+        if not isinstance(index, int):
+            continue
+        if kind == "content_block_start" and isinstance(payload.get("content_block"), dict):
+            blocks[index] = dict(payload["content_block"])
+        elif kind == "content_block_delta" and index in blocks:
+            _apply_delta(blocks[index], json_parts.setdefault(index, []), payload)
+    for index, parts in json_parts.items():
+        if parts and blocks[index].get("type") in ("tool_use", "server_tool_use"):
+            try:
+                value = loads_exact("".join(parts))
+            except ValueError:
+                value = {}
+            blocks[index]["input"] = value if isinstance(value, dict) else {}
+    return [blocks[i] for i in sorted(blocks)]
 
 
 def _apply_delta(block: dict[str, Any], json_parts: list[str], payload: dict[str, Any]) -> None:

@@ -8,38 +8,53 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
-from ..request import ProviderRequest, RequestSettings, ToolSchema, arguments_object, sse_payloads
+from ..request import (
+    ProviderRequest,
+    RequestSettings,
+    ToolSchema,
+    arguments_object,
+    rebuilt_from_stream,
+    sse_payloads,
+)
 
 
 def model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
     """The model content's parts, rebuilt from its stream when it came from Gemini."""
     calls = list(message.tool_calls)
     if message.protocol == "gemini" and message.raw:
-        parts: list[dict[str, Any]] = []
-        position = 0
-        for payload in sse_payloads(message.raw):
-            candidates = payload.get("candidates")
-            if not isinstance(candidates, list) or not candidates:
-                continue
-            content = candidates[0].get("content") if isinstance(candidates[0], dict) else None
-            for part in content.get("parts", []) if isinstance(content, dict) else []:
-                if not isinstance(part, dict):
-                    continue
-                call = part.get("functionCall")
-                if isinstance(call, dict):
-                    if not call.get("name"):
-                        continue  # a partialArgs piece or the closing {}: the call is rebuilt
-                    rebuilt = dict(part)
-                    if position < len(calls):
-                        rebuilt["functionCall"] = _function_call(calls[position])
-                    position += 1
-                    parts.append(rebuilt)
-                elif part.get("text") or part.get("thoughtSignature"):
-                    parts.append(part)
+        parts = rebuilt_from_stream(_parts_from_stream, message)
         if parts:
             return parts
     fallback: list[dict[str, Any]] = [{"text": message.text}] if message.text else []
     return fallback + [{"functionCall": _function_call(call)} for call in calls]
+
+
+def _parts_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The parts as the stream built them (raises on a shape it cannot read)."""
+    calls = list(message.tool_calls)
+    parts: list[dict[str, Any]] = []
+    position = 0
+    for payload in sse_payloads(message.raw):
+        candidates = payload.get("candidates")
+        if not isinstance(candidates, list) or not candidates:
+            continue
+        content = candidates[0].get("content") if isinstance(candidates[0], dict) else None
+        found = content.get("parts", []) if isinstance(content, dict) else []
+        for part in found if isinstance(found, list) else []:
+            if not isinstance(part, dict):
+                continue
+            call = part.get("functionCall")
+            if isinstance(call, dict):
+                if not call.get("name"):
+                    continue  # a partialArgs piece or the closing {}: the call is rebuilt
+                rebuilt = dict(part)
+                if position < len(calls):
+                    rebuilt["functionCall"] = _function_call(calls[position])
+                position += 1
+                parts.append(rebuilt)
+            elif part.get("text") or part.get("thoughtSignature"):
+                parts.append(part)
+    return parts
 
 
 def _function_call(call: Any) -> dict[str, Any]:

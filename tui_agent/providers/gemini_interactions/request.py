@@ -13,6 +13,7 @@ from ..request import (
     RequestSettings,
     ToolSchema,
     arguments_object,
+    rebuilt_from_stream,
     sse_payloads,
     stateful_tail,
 )
@@ -20,23 +21,8 @@ from ..request import (
 
 def model_steps(message: AssistantMessage) -> list[dict[str, Any]]:
     """The model's steps, rebuilt from its stream when it came from the Interactions API."""
-    calls = {call.id: call for call in message.tool_calls}
     if message.protocol == "gemini-interactions" and message.raw:
-        steps: dict[int, dict[str, Any]] = {}
-        for payload in sse_payloads(message.raw):
-            kind, index = payload.get("event_type"), payload.get("index")
-            if not isinstance(index, int):
-                continue
-            if kind == "step.start" and isinstance(payload.get("step"), dict):
-                steps[index] = dict(payload["step"])
-            elif kind == "step.delta" and index in steps and isinstance(payload.get("delta"), dict):
-                _apply_delta(steps[index], payload["delta"])
-        out = []
-        for index in sorted(steps):
-            step = steps[index]
-            if step.get("type") == "function_call" and step.get("id") in calls:
-                step["arguments"] = arguments_object(calls[step["id"]].arguments)
-            out.append(step)
+        out = rebuilt_from_stream(_steps_from_stream, message)
         if out:
             return out
     fallback: list[dict[str, Any]] = []
@@ -54,6 +40,28 @@ def model_steps(message: AssistantMessage) -> list[dict[str, Any]]:
             }
         )
     return fallback
+
+
+def _steps_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The steps as the stream built them (raises on a shape it cannot read)."""
+    calls = {call.id: call for call in message.tool_calls}
+    steps: dict[int, dict[str, Any]] = {}
+    for payload in sse_payloads(message.raw):
+        kind, index = payload.get("event_type"), payload.get("index")
+        if not isinstance(index, int):
+            continue
+        if kind == "step.start" and isinstance(payload.get("step"), dict):
+            steps[index] = dict(payload["step"])
+        elif kind == "step.delta" and index in steps and isinstance(payload.get("delta"), dict):
+            _apply_delta(steps[index], payload["delta"])
+    out = []
+    for index in sorted(steps):
+        step = steps[index]
+        call_id = step.get("id")
+        if step.get("type") == "function_call" and isinstance(call_id, str) and call_id in calls:
+            step["arguments"] = arguments_object(calls[call_id].arguments)
+        out.append(step)
+    return out
 
 
 def _apply_delta(step: dict[str, Any], delta: dict[str, Any]) -> None:

@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, UserMessage
-from ..request import ProviderRequest, RequestSettings, ToolSchema, sse_payloads, stateful_tail
+from ..request import (
+    ProviderRequest,
+    RequestSettings,
+    ToolSchema,
+    rebuilt_from_stream,
+    sse_payloads,
+    stateful_tail,
+)
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -16,20 +23,7 @@ _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 def output_items(message: AssistantMessage) -> list[dict[str, Any]]:
     """The output items of a recorded response, as the API wants them back as input."""
     if message.protocol == "openai-responses" and message.raw:
-        done: dict[int, dict[str, Any]] = {}
-        final: list[dict[str, Any]] = []
-        for payload in sse_payloads(message.raw):
-            kind = payload.get("type")
-            item = payload.get("item")
-            if kind == "response.output_item.done" and isinstance(item, dict):
-                index = payload.get("output_index")
-                done[index if isinstance(index, int) else len(done)] = item
-            elif kind in _TERMINAL:
-                response = payload.get("response")
-                output = response.get("output") if isinstance(response, dict) else None
-                if isinstance(output, list) and output:
-                    final = [i for i in output if isinstance(i, dict)]
-        items = final or [done[k] for k in sorted(done)]
+        items = rebuilt_from_stream(_items_from_stream, message)
         if items:
             return items
     items = []
@@ -51,6 +45,24 @@ def output_items(message: AssistantMessage) -> list[dict[str, Any]]:
             }
         )
     return items
+
+
+def _items_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The output items as the stream reported them (raises on a shape it cannot read)."""
+    done: dict[int, dict[str, Any]] = {}
+    final: list[dict[str, Any]] = []
+    for payload in sse_payloads(message.raw):
+        kind = payload.get("type")
+        item = payload.get("item")
+        if kind == "response.output_item.done" and isinstance(item, dict):
+            index = payload.get("output_index")
+            done[index if isinstance(index, int) else len(done)] = item
+        elif kind in _TERMINAL:
+            response = payload.get("response")
+            output = response.get("output") if isinstance(response, dict) else None
+            if isinstance(output, list) and output:
+                final = [i for i in output if isinstance(i, dict)]
+    return final or [done[k] for k in sorted(done)]
 
 
 def _input_item(message: Message) -> list[dict[str, Any]]:
