@@ -136,3 +136,32 @@ async def test_an_app_quits_when_its_server_is_killed(tmp_path: Path) -> None:
                 await asyncio.sleep(0.1)
     finally:
         server.stop()
+
+
+async def test_one_tab_more_than_max_tabs_is_told_to_close_one(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    server = Served(tmp_path, "serve", "--max-tabs", "1", "--workspace", str(tmp_path / "ws"))
+    try:
+        page = f"{server.origin}/{server.token}/"
+        url = f"{page.replace('http', 'ws', 1)}ws"
+        headers = {"Origin": server.origin}
+        assert _get(page).status_code == 200
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(url, headers=headers):
+                deadline = time.monotonic() + 20
+                while not server.children():
+                    assert time.monotonic() < deadline, "no app started"
+                    await asyncio.sleep(0.1)
+                refused = _get(page)
+                assert refused.status_code == 429
+                assert "Close one of those tabs" in refused.text and "--max-tabs" in refused.text
+                with pytest.raises(aiohttp.WSServerHandshakeError) as second:
+                    await session.ws_connect(url, headers=headers)
+                assert second.value.status == 429
+                assert len(server.children()) == 1  # no second app was started
+            deadline = time.monotonic() + 20  # the tab closed: its app ends, a new tab fits
+            while _get(page).status_code != 200:
+                assert time.monotonic() < deadline, "the closed tab's app still counts"
+                await asyncio.sleep(0.1)
+    finally:
+        server.stop()

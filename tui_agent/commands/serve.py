@@ -98,6 +98,7 @@ def serve(args: argparse.Namespace, argv: list[str], title: str, command: str = 
         port=args.port,
         guard=guard,
         title=title,
+        max_tabs=args.max_tabs,
     )
 
     def ready(bound_host: str, port: int) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_TABS = 8
 
 
 def add_serve_command(
@@ -64,10 +65,28 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         help=f"the port (default {DEFAULT_PORT}; 0: any free port)",
     )
     group.add_argument(
+        "--max-tabs",
+        type=_tabs,
+        default=DEFAULT_MAX_TABS,
+        metavar="N",
+        help=f"at most N browser tabs at once, each an app of its own (default "
+        f"{DEFAULT_MAX_TABS}); one more is told to close another",
+    )
+    group.add_argument(
         "--allow-remote",
         action="store_true",
         help="allow a --host other machines can reach (plain http: read README first)",
     )
+
+
+def _tabs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"--max-tabs must be 1 to 1000, not {value}")
+    return value
 
 
 def _port(text: str) -> int:

@@ -40,6 +40,12 @@ log = logging.getLogger("tui_agent.serve")
 STOP_TIMEOUT_S = 10.0
 CHILD_DRIVER = "tui_agent.ui.serve_driver:ChildWebDriver"  # a name, not an import: it is UI
 _FORBIDDEN = "403: Forbidden. This server needs the URL that `tui-agent serve` printed.\n"
+_TOO_MANY = (
+    '<!DOCTYPE html><html><head><meta charset="utf-8"><title>$title</title></head>'
+    '<body style="font-family: monospace; padding: 2em"><p>This server already runs $count '
+    "apps, one for each open tab (at most $count: <code>--max-tabs</code>). Close one of those "
+    "tabs, then reload this one.</p></body></html>"
+)
 _HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -69,6 +75,7 @@ class ServeConfig:
     port: int
     guard: Guard
     title: str = "tui-agent"
+    max_tabs: int = 8  # apps (browser tabs) at once; one more is refused with a page saying so
 
 
 class _ChildService(AppService):
@@ -172,7 +179,19 @@ class WebApp:
     async def _to_page(self, request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound(f"/{self.config.guard.token}/")
 
+    def _full(self) -> web.Response | None:
+        """The page that says no more tabs fit, when that is so."""
+        if len(self.services) < self.config.max_tabs:
+            return None
+        log.warning("refused a tab: %d apps already run (--max-tabs)", len(self.services))
+        text = Template(_TOO_MANY).substitute(
+            title=html.escape(self.config.title), count=self.config.max_tabs
+        )
+        return web.Response(status=429, text=text, content_type="text/html")
+
     async def _index(self, request: web.Request) -> web.StreamResponse:
+        if (full := self._full()) is not None:
+            return full
         font_size = _int(request.query.get("fontsize"), 16, 6, 64)
         scheme = "wss" if request.secure else "ws"
         values = {
@@ -187,6 +206,8 @@ class WebApp:
         if not guard.origin_ok(request.headers.get("Origin"), request.headers.get("Host")):
             log.warning("refused a websocket from another origin")
             return _forbidden()
+        if (full := self._full()) is not None:
+            return full  # (a page loaded while another tab opened; it shows as ended)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=1 << 20)
         width = _int(request.query.get("width"), 80, 10, 1000)
         height = _int(request.query.get("height"), 24, 5, 1000)
