@@ -24,7 +24,10 @@ def result_output(result: types.CallToolResult) -> ToolOutput:
             parts.append(placeholder(block))
     structured = result.structured_content
     if structured is not None and not any(_same_json(text, structured) for text in texts):
-        shown = json.dumps(structured, ensure_ascii=False, indent=2)
+        try:
+            shown = json.dumps(structured, ensure_ascii=False, indent=2)
+        except (ValueError, RecursionError):
+            shown = "(nested too deeply to show)"
         parts.append(f"structured content:\n{shown}" if parts else shown)
     text = "\n".join(parts) if parts else "(the tool returned no content)"
     return ToolOutput(text, is_error=bool(result.is_error))
@@ -60,5 +63,5 @@ def _decoded_size(data: str) -> int:
 def _same_json(text: str, value: Any) -> bool:
     try:
         return bool(json.loads(text) == value)
-    except ValueError:
+    except (ValueError, RecursionError):  # a hostile server's 100,000 brackets
         return False
