@@ -1,11 +1,16 @@
-"""A ``tools/call`` result as the model's text, for shapes a hostile server may send: deeply
-nested JSON in a text block or in structured content must not fail the call."""
+"""Deeply nested JSON from MCP's untrusted sides: a server's ``tools/call`` result (a text block
+or structured content) must not fail the call, a workspace's .mcp.json must not stop the app."""
 
 from __future__ import annotations
 
-import mcp_types as types
+from pathlib import Path
 
+import mcp_types as types
+import pytest
+
+from tui_agent.mcp.config import McpConfigError
 from tui_agent.mcp.results import result_output
+from tui_agent.mcp.workspace_file import read_workspace_servers
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -25,3 +30,11 @@ def test_deeply_nested_structured_content_is_named_not_shown() -> None:
         deep = [deep]
     result = types.CallToolResult.model_construct(content=[], structured_content={"d": deep})
     assert result_output(result).text == "(nested too deeply to show)"
+
+
+def test_a_workspace_mcp_json_nested_too_deeply_is_a_clear_config_error(tmp_path: Path) -> None:
+    """A cloned repository's .mcp.json is untrusted input: 10,000 brackets once raised
+    RecursionError out of reading it (the app could not start in that folder)."""
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": ' + "[" * 10_000 + "]" * 10_000 + "}")
+    with pytest.raises(McpConfigError, match="nested too deeply"):
+        read_workspace_servers(tmp_path)

@@ -93,3 +93,18 @@ async def test_n_and_escape_go_back_to_the_editor_with_the_edit_kept(tmp_path: P
         await wait_until_armed(pilot, app.prompt)
         await pilot.press("y")
         assert app.decisions[0].kind == "approve"
+
+
+async def test_an_edit_nested_too_deeply_is_refused_in_the_editor(tmp_path: Path) -> None:
+    """Pasting 10,000 brackets and Ctrl+S once raised RecursionError out of the prompt."""
+    app = PromptApp(WRITE, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until_armed(pilot, app.prompt)
+        await pilot.press("e")
+        app.query_one("#editor", TextArea).text = "[" * 10_000 + "]" * 10_000
+        await wait_until_armed(pilot, app.prompt)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "nested too deeply" in screen_text(app)
+        assert app.prompt.mode == "edit" and app.decisions == []
+        assert not isinstance(app.screen, ConfirmEdit)

@@ -265,3 +265,15 @@ def test_a_huge_retry_after_is_capped_at_60_seconds(home: Home) -> None:
             process.stderr.close()
         assert len(server.requests) == 1
     assert line == "retrying in 60.0 s (HTTP 429), attempt 2\n"
+
+
+def test_an_error_body_nested_100000_deep_is_a_clear_error(home: Home) -> None:
+    """Reading the error's message out of the body once raised RecursionError out of the
+    transport: the run died with a traceback instead of saying what the server answered."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Status(400, body=deep))
+        done = home.run(server, "hello")
+    assert done.code == 2, done.stderr
+    assert "HTTP 400" in done.stderr and "Traceback" not in done.stderr
+    assert types(home.records()) == ["header", "user", "truncated"]  # no assistant turn

@@ -161,7 +161,7 @@ def recover_locked(folder: CheckpointFolder) -> str:
         journal = json.loads(folder.journal.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return ""
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         folder.journal.unlink(missing_ok=True)
         return "an unreadable rewind journal was removed"
     items = journal.get("items", [])

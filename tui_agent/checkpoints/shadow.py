@@ -163,7 +163,7 @@ class ShadowRepo:
         try:
             found = json.loads(self.folder.blobs.read(blob))
             return dict(found["modes"]), list(found["excluded"])
-        except (MissingBlobError, ValueError, KeyError, TypeError):
+        except (MissingBlobError, ValueError, KeyError, TypeError, RecursionError):
             return {}, []
 
     def changes(

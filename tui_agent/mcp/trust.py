@@ -28,7 +28,7 @@ def _trust_path() -> Path:
 def _read() -> dict[str, str]:
     try:
         value = json.loads(_trust_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(value, dict):
         return {}

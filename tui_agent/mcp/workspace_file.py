@@ -64,6 +64,8 @@ def read_workspace_servers(workspace: Path) -> WorkspaceServers | None:
         document = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise McpConfigError(f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:  # a hostile repository's 10,000 brackets
+        raise McpConfigError(f"{path} is not valid JSON: nested too deeply") from None
     declared = document.get("mcpServers") if isinstance(document, dict) else None
     if not isinstance(declared, dict):
         raise McpConfigError(f'{path} has no "mcpServers" object')

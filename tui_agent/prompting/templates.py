@@ -122,7 +122,7 @@ def _trust_path() -> Path:
 def _trusted() -> dict[str, str]:
     try:
         value = json.loads(_trust_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 

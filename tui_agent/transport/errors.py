@@ -35,7 +35,7 @@ def _message_from_body(body: bytes) -> str:
         return ""
     try:
         payload = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a hostile server's nesting
         return "" if text.lstrip().startswith("<") else text[:200]
     if isinstance(payload, list) and payload:
         payload = payload[0]

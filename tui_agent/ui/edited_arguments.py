@@ -19,7 +19,7 @@ def pretty(arguments: str) -> list[str]:
     """``arguments`` as indented JSON lines (as given when it is not JSON)."""
     try:
         value = json.loads(arguments)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return arguments.splitlines()
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
 

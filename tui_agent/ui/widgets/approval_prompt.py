@@ -316,6 +316,9 @@ class ApprovalPrompt(Vertical, can_focus=True):
         except json.JSONDecodeError as exc:
             self._set_line("#error", f"not valid JSON: {exc}; fix it, or Esc to go back")
             return
+        except RecursionError:
+            self._set_line("#error", "nested too deeply; fix it, or Esc to go back")
+            return
         if not isinstance(value, dict):
             self._set_line("#error", "the arguments must be one JSON object {...}")
             return
