@@ -116,6 +116,16 @@ def test_a_host_beyond_loopback_needs_allow_remote(cli: Cli) -> None:
         assert out.stdout == ""
 
 
+def test_max_tabs_and_the_port_are_bounded(cli: Cli) -> None:
+    for flag, value, said in (
+        ("--max-tabs", "0", "a number of tabs must be 1 to 1000, not 0"),
+        ("--max-tabs", "many", "not a number of tabs: 'many'"),
+        ("--port", "70000", "a port must be 0 to 65535, not 70000"),
+    ):
+        out = cli.main("serve", flag, value)
+        assert out.code == 1 and said in out.stderr, out.stderr
+
+
 def _fake_server(seen: list[Any]) -> Any:
     async def run_server(config: Any, ready: Any) -> None:
         seen.append(config)

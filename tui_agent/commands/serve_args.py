@@ -79,21 +79,20 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _tabs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 1000:
-        raise argparse.ArgumentTypeError(f"--max-tabs must be 1 to 1000, not {value}")
-    return value
+def _bounded(what: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high`` (``what`` names it in errors)."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be {low} to {high}, not {value}")
+        return value
+
+    return read
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"the port must be 0 to 65535, not {value}")
-    return value
+_tabs = _bounded("a number of tabs", 1, 1000)
+_port = _bounded("a port", 0, 65535)
