@@ -13,7 +13,7 @@ from typing import Any
 from tui_agent.agent.events import AgentEvent, LoopEnded, TurnCompleted
 from tui_agent.session.records import AssistantRecord
 
-from .agent_helpers import agent_over, answer
+from .agent_helpers import Harness, agent_over, answer
 
 PROTOCOL = "openai-chat"
 WAIT_S = 10.0
@@ -49,12 +49,18 @@ async def _until(event: threading.Event) -> None:
     raise AssertionError("the record was never written")
 
 
+async def _sending_held(harness: Harness) -> tuple[HeldWriter, asyncio.Future[Any]]:
+    """``hello`` sent, its answer's record held in the writer's thread."""
+    held = HeldWriter(harness.agent.recorder.writer)
+    harness.agent.recorder.writer = held
+    sending = asyncio.ensure_future(harness.send("hello"))
+    await _until(held.started)
+    return held, sending
+
+
 async def test_the_event_loop_runs_while_a_turn_is_written(tmp_path: Path) -> None:
     async with agent_over(PROTOCOL, tmp_path, answer(PROTOCOL, "All done.")) as harness:
-        held = HeldWriter(harness.agent.recorder.writer)
-        harness.agent.recorder.writer = held
-        sending = asyncio.ensure_future(harness.send("hello"))
-        await _until(held.started)
+        held, sending = await _sending_held(harness)
         ticks = 0
         for _ in range(5):  # the loop is free: other work (the screen) goes on
             await asyncio.sleep(0.01)
@@ -72,10 +78,7 @@ async def test_the_event_loop_runs_while_a_turn_is_written(tmp_path: Path) -> No
 
 async def test_a_cancel_during_the_write_waits_for_it(tmp_path: Path) -> None:
     async with agent_over(PROTOCOL, tmp_path, answer(PROTOCOL, "All done.")) as harness:
-        held = HeldWriter(harness.agent.recorder.writer)
-        harness.agent.recorder.writer = held
-        sending = asyncio.ensure_future(harness.send("hello"))
-        await _until(held.started)
+        held, sending = await _sending_held(harness)
         sending.cancel()
         await asyncio.sleep(0.2)
         assert not sending.done()  # still writing: the cancel waits for the record
