@@ -37,7 +37,12 @@ base_url = "http://localhost:11434/v1/"
 
 [[tools]]
 name = "word_count"
-command = ["wc", "-w"]
+description = "Count the words of a file."
+program = "wc"
+args = ["-w", "--", "{path}"]
+[tools.parameters.path]
+type = "string"
+required = true
 """
 
 
@@ -80,7 +85,7 @@ def test_example_file(tmp_path: Path) -> None:
         AllowCommandPrefix(("git", "diff")),
         AllowCommandPrefix(("git", "log", "--oneline")),
     ]
-    assert config.tools == [{"name": "word_count", "command": ["wc", "-w"]}]
+    assert [tool["name"] for tool in config.tools] == ["word_count"]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="XDG directories are a Linux convention")
@@ -218,3 +223,23 @@ def test_not_utf8(tmp_path: Path) -> None:
     path.write_bytes(b'default_profile = "\xff"\n')
     with pytest.raises(ConfigFileError, match="is not UTF-8 text"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("declared", "said"),
+    [
+        ('type = "strin"', "'type' must be one of"),
+        ('type = ["string"]', "'type' must be one of"),  # a list once raised TypeError
+    ],
+)
+def test_a_bad_user_tool_is_a_config_error_not_a_crash(
+    tmp_path: Path, declared: str, said: str
+) -> None:
+    """Built only with the agent, a bad [[tools]] entry once ended `run` and the app with a
+    traceback; it is checked with the rest of the file."""
+    text = (
+        '[[tools]]\nname = "git_log"\ndescription = "Commits."\nprogram = "git"\n'
+        f'args = ["log", "--", "{{path}}"]\n[tools.parameters.path]\n{declared}\n'
+    )
+    message = problems(tmp_path, text)
+    assert "user tool 'git_log': parameter 'path'" in message and said in message

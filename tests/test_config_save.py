@@ -44,6 +44,8 @@ not a header: inside a string
 
 [[tools]]
 name = "wc"
+description = "Count words."
+program = "wc"
 """
 
 AFTER = """\
@@ -76,6 +78,8 @@ not a header: inside a string
 
 [[tools]]
 name = "wc"
+description = "Count words."
+program = "wc"
 """
 
 

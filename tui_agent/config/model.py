@@ -196,6 +196,21 @@ class Config(BaseModel):
     tools: list[dict[str, Any]] = Field(default_factory=list)  # raw; see tools/user_defined.py
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)  # see mcp/config.py
 
+    @field_validator("tools")
+    @classmethod
+    def _tools_declared_well(cls, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each [[tools]] entry builds (checked here, so a bad one is a config error with the
+        others, never a crash when the agent is built)."""
+        if not tools:
+            return tools
+        from ..tools.user_defined import UserToolError, user_tool_specs  # only when declared
+
+        try:
+            user_tool_specs(tools)
+        except UserToolError as exc:
+            raise ValueError(str(exc)) from None
+        return tools
+
     @field_validator("mcp_servers")
     @classmethod
     def _server_names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:

@@ -81,7 +81,7 @@ def _server(path: Path, name: str, entry: Any) -> McpServerConfig:
     if unknown:
         raise McpConfigError(f"{path}: server {name!r} has unknown keys {sorted(unknown)}")
     kind = entry.get("type", "http" if "url" in entry else "stdio")
-    if kind not in _TYPES:
+    if not isinstance(kind, str) or kind not in _TYPES:  # (a list is not hashable)
         raise McpConfigError(f"{path}: server {name!r} has type {kind!r}; use stdio or http")
     fields = {key: value for key, value in entry.items() if key != "type"}
     try:

@@ -221,7 +221,7 @@ def _parameter_type(name: str, declared: Mapping[str, Any]) -> tuple[Any, bool]:
     if unknown:
         raise UserToolError(f"parameter {name!r}: unknown keys {sorted(unknown)}")
     kind = declared.get("type")
-    if kind not in _TYPES:
+    if not isinstance(kind, str) or kind not in _TYPES:  # (a list is not hashable)
         raise UserToolError(f"parameter {name!r}: 'type' must be one of {sorted(_TYPES)}")
     required = declared.get("required", False)
     allow_dash = declared.get("allow_leading_dash", False)
