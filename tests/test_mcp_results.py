@@ -38,3 +38,10 @@ def test_a_workspace_mcp_json_nested_too_deeply_is_a_clear_config_error(tmp_path
     (tmp_path / ".mcp.json").write_text('{"mcpServers": ' + "[" * 10_000 + "]" * 10_000 + "}")
     with pytest.raises(McpConfigError, match="nested too deeply"):
         read_workspace_servers(tmp_path)
+
+
+def test_a_workspace_server_whose_type_is_a_list_is_a_clear_config_error(tmp_path: Path) -> None:
+    """An unhashable ``type`` once raised TypeError out of reading the file."""
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"web": {"type": ["http"], "url": "x"}}}')
+    with pytest.raises(McpConfigError, match="has type"):
+        read_workspace_servers(tmp_path)
