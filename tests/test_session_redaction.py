@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tui_agent import TurnReader
 from tui_agent.session import Redactor, redact_record
-from tui_agent.session.event_redaction import _parse, _pieces, _texts, redact_events
+from tui_agent.session.event_redaction import _parse, _pieces, redact_events
 from tui_agent.session.records import RawEvent
 from tui_agent.stream.sse import SSEFramer
 from tui_agent.stream.turn import Turn
@@ -193,11 +193,36 @@ _JSON = st.recursive(
 )
 
 
+def _rule(node: Any, path: tuple[Any, ...] = (), in_args: bool = False) -> list[Any]:
+    """The module docstring's rule, written plainly: every string but the opaque ones."""
+    found: list[Any] = []
+    if isinstance(node, list):
+        for position, value in enumerate(node):
+            if isinstance(value, str):
+                found.append(((*path, position), value))
+            elif isinstance(value, dict | list):
+                found += _rule(value, (*path, position), in_args)
+        return found
+    kind = node.get("type")
+    opaque_data = not in_args and kind in ("redacted_thinking", "reasoning.encrypted")
+    for key, value in node.items():
+        opaque = key in ("encrypted_content", "signature", "thoughtSignature", "thought_signature")
+        if not in_args and (opaque or (opaque_data and key == "data")):
+            continue
+        if isinstance(value, str):
+            found.append(((*path, key), value))
+        elif isinstance(value, dict | list):
+            deeper = in_args or key in ("args", "arguments", "partialArgs", "input")
+            found += _rule(value, (*path, key), deeper)
+    return found
+
+
 @settings(max_examples=300, deadline=None)
 @given(tree=_JSON.filter(lambda value: isinstance(value, dict | list)))
-def test_the_lean_walk_finds_the_strings_the_full_walk_finds(tree: Any) -> None:
-    """The read-only passes walk every event of a turn with ``_texts``; the rewriting pass with
-    ``_pieces``: both must see the same strings at the same paths, opaque ones left out alike."""
+def test_the_walk_finds_the_strings_the_rule_names(tree: Any) -> None:
+    """Every pass over a turn's events walks each with ``_pieces``: the strings it finds, at
+    their paths, are the ones the rule names, opaque ones left out (also under a ``type`` that
+    is a list or an object)."""
     data = json.dumps(tree)
-    full = sorted((path, text) for path, _, _, text in _pieces(data, _parse(data)))
-    assert sorted(_texts(data)) == full
+    walked = sorted((path, text) for path, _, _, text in _pieces(data, _parse(data)))
+    assert walked == sorted(_rule(json.loads(data)))

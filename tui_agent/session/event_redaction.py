@@ -91,7 +91,7 @@ def _suspect_paths(
     suspect: set[JsonPath] = set()
     names: dict[int, str] = {}
     for index, event in enumerate(events):
-        for path, text in _texts(event.data):
+        for path, _, _, text in _pieces(event.data, _parse(event.data)):
             if path in suspect:
                 continue
             tail = tails.get(path, "") + text
@@ -112,7 +112,7 @@ def _spans(
     """The matches in the joined strings of each of ``paths``."""
     joined = {path: io.StringIO() for path in paths}
     for event in events:
-        for path, text in _texts(event.data):
+        for path, _, _, text in _pieces(event.data, _parse(event.data)):
             buffer = joined.get(path)
             if buffer is not None:
                 buffer.write(text)
@@ -156,42 +156,6 @@ def _pieces(
         yield from _strings(tree)
 
 
-def _texts(data: str) -> list[tuple[JsonPath, str]]:
-    """The strings of one event's data with their paths, as ``_pieces`` finds them but without
-    their holders, in no set order (a path occurs once in one event): the passes that only read
-    run over every event of a turn, so this walk is made lean."""
-    tree = _parse(data)
-    if tree is None:
-        return [(_TEXT_PATH, data)]
-    found: list[tuple[JsonPath, str]] = []
-    add = found.append
-    stack: list[tuple[Any, JsonPath, bool]] = [(tree, (), False)]
-    push, pop = stack.append, stack.pop
-    while stack:
-        node, path, in_args = pop()
-        if type(node) is list:
-            for position, value in enumerate(node):
-                kind = type(value)
-                if kind is str:
-                    add(((*path, position), value))
-                elif kind is dict or kind is list or _container(kind, value):
-                    push((value, (*path, position), in_args))
-            continue
-        opaque_data = not in_args and _opaque_type(node.get("type"))
-        for key, value in node.items():
-            kind = type(value)
-            plain = kind is str or kind is dict or kind is list
-            if not plain and not _container(kind, value):
-                continue  # a number, true, false or null
-            if not in_args and (key in OPAQUE_KEYS or (opaque_data and key == "data")):
-                continue
-            if kind is str:
-                add(((*path, key), value))
-            else:
-                push((value, (*path, key), in_args or key in ARGUMENT_KEYS))
-    return found
-
-
 _SCALARS = (int, float, bool, type(None))
 
 
@@ -218,28 +182,36 @@ def _parse(data: str) -> dict[str, Any] | list[Any] | None:
 
 def _strings(
     root: dict[str, Any] | list[Any],
-) -> list[tuple[tuple[str | int, ...], dict[str, Any] | list[Any], str | int, str]]:
-    """Every non-opaque string of a tree, in document order, with its path and holder."""
-    found: list[tuple[tuple[str | int, ...], dict[str, Any] | list[Any], str | int, str]] = []
+) -> list[tuple[JsonPath, Holder, str | int, str]]:
+    """Every non-opaque string of a tree with its path and holder. Not in document order: a path
+    occurs once in one tree, and each is joined with its own kind in later events only. Every
+    pass runs this over every event of a turn, so it tests exact types first (JSON gives only
+    dict, list, str and scalars) and builds nothing per node it does not keep."""
+    found: list[tuple[JsonPath, Holder, str | int, str]] = []
+    add = found.append
     # Iterative, so a deeply nested (hostile) event cannot exhaust the call stack.
-    stack: list[tuple[Any, tuple[str | int, ...], bool]] = [(root, (), False)]
+    stack: list[tuple[Any, JsonPath, bool]] = [(root, (), False)]
+    push, pop = stack.append, stack.pop
     while stack:
-        node, path, in_args = stack.pop()
-        children: list[tuple[Any, tuple[str | int, ...], bool]] = []
-        if isinstance(node, dict):
-            opaque_data = not in_args and _opaque_type(node.get("type"))
-            for key, value in node.items():
-                if not in_args and (key in OPAQUE_KEYS or (opaque_data and key == "data")):
-                    continue
-                if isinstance(value, str):
-                    found.append(((*path, key), node, key, value))
-                elif isinstance(value, dict | list):
-                    children.append((value, (*path, key), in_args or key in ARGUMENT_KEYS))
-        else:
+        node, path, in_args = pop()
+        if type(node) is list:
             for position, value in enumerate(node):
-                if isinstance(value, str):
-                    found.append(((*path, position), node, position, value))
-                elif isinstance(value, dict | list):
-                    children.append((value, (*path, position), in_args))
-        stack.extend(reversed(children))
+                kind = type(value)
+                if kind is str:
+                    add(((*path, position), node, position, value))
+                elif kind is dict or kind is list or _container(kind, value):
+                    push((value, (*path, position), in_args))
+            continue
+        opaque_data = not in_args and _opaque_type(node.get("type"))
+        for key, value in node.items():
+            kind = type(value)
+            plain = kind is str or kind is dict or kind is list
+            if not plain and not _container(kind, value):
+                continue  # a number, true, false or null
+            if not in_args and (key in OPAQUE_KEYS or (opaque_data and key == "data")):
+                continue
+            if kind is str:
+                add(((*path, key), node, key, value))
+            else:
+                push((value, (*path, key), in_args or key in ARGUMENT_KEYS))
     return found
