@@ -25,15 +25,7 @@ from ..approval import plan
 from ..context.events import Compacted
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..providers import RequestSettings, ToolSchema, request_builder, tokens_used
-from ..session.records import (
-    AssistantRecord,
-    AttachedFile,
-    RawEvent,
-    ToolCallRecord,
-    TruncatedRecord,
-    UserRecord,
-    WithdrawRecord,
-)
+from ..session.records import AttachedFile, RawEvent, UserRecord, WithdrawRecord
 from ..stream.events import TextDelta
 from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
@@ -46,6 +38,7 @@ from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, T
 from .recorder import SessionRecorder
 from .task_events import TaskEvents
 from .tool_list import ToolListLog
+from .turn_record import turn_record, write_off_loop
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,8 +340,6 @@ class Agent:
 
     async def _keep(self, result: TurnResult, raw: list[RawEvent]) -> None:
         """A complete turn joins the conversation; a truncated one leaves only a diagnostic."""
-        model = self.request.model
-        record: AssistantRecord | TruncatedRecord
         if isinstance(result, Turn):
             self.messages.append(
                 AssistantMessage(
@@ -360,43 +351,5 @@ class Agent:
                     tuple((e.event, e.data) for e in raw),
                 )
             )
-            record = AssistantRecord(
-                ts=time.time(),
-                protocol=self.protocol,
-                model=model,
-                text=result.text,
-                reasoning=result.reasoning,
-                tool_calls=[
-                    ToolCallRecord(
-                        id=c.id, name=c.name, arguments=c.arguments, synthetic_id=c.synthetic_id
-                    )
-                    for c in result.tool_calls
-                ],
-                stop_reason=result.stop_reason,
-                usage=result.usage,
-                response_id=result.response_id,
-                raw=raw,
-            )
-        else:
-            record = TruncatedRecord(
-                ts=time.time(),
-                protocol=self.protocol,
-                model=model,
-                reason=result.reason,
-                error=result.error,
-                stop_reason=result.stop_reason,
-                text=result.text,
-                pending_calls=[c.to_dict() for c in result.pending_calls],
-                raw=raw,
-            )
-        await self._write_off_loop(record)
-
-    async def _write_off_loop(self, record: AssistantRecord | TruncatedRecord) -> None:
-        """In a worker thread (redacting a long answer's raw events takes ~0.2 s per 200 KB: the
-        screen catches up meanwhile), awaited to its end even if cancelled: nothing overtakes it."""
-        write = asyncio.ensure_future(asyncio.to_thread(self.recorder.append, record, sync=True))
-        try:
-            await asyncio.shield(write)
-        except asyncio.CancelledError:
-            await write
-            raise
+        record = turn_record(result, raw, self.protocol, self.request.model)
+        await write_off_loop(self.recorder, record)
