@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.widget import Widget
 
 from ...approval.decision import Decision
@@ -111,10 +112,19 @@ class KeyHints(Widget):
         self._message = message
         self.refresh(layout=True)
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Textual caches a widget's height by width alone; the lines here change with the keys
+        # and the note at one width, so they are counted afresh (a stale count left empty rows
+        # under the keys when the first layout came before the prompt's width was known).
+        return len(self._text(width).wrap(self.app.console, max(width, 1)))
+
     def render(self) -> Text:
+        return self._text(self.size.width)
+
+    def _text(self, width: int) -> Text:
         if self._message is not None:
             return self._message
-        width = max(self.size.width, 20)
+        width = max(width, 20)
         line = Text.assemble((self._note, "bold"), "\n") if self._note else Text()
         line.append("…" if self._arming else "")
         current = 1 if self._arming else 0  # cells on the line being filled
