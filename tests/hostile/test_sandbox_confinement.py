@@ -297,6 +297,17 @@ async def test_as_root_the_process_limit_is_a_pids_cgroup_removed_after_the_call
     assert time.monotonic() - started < 10
 
 
+async def test_a_command_may_run_exactly_its_process_limit(ctx: ToolContext) -> None:
+    """Four processes of a command allowed four (the shell and three sleeps), held for longer
+    than the init's 20 ms count: neither the kernel nor the count stops it (the count once took
+    the init for one of the command's and stopped it whenever it looked during such a moment)."""
+    out = await run(
+        ctx, "sleep 0.5 & sleep 0.5 & sleep 0.5 & wait; echo all four ran", max_processes=4
+    )
+    assert not out.is_error, out.text
+    assert "all four ran" in out.text and "processes at once" not in out.text
+
+
 async def test_a_memory_hog_ends_with_a_clear_result(ctx: ToolContext) -> None:
     out = await run(ctx, f"{sys.executable} -c 'x = bytearray(2 << 30)'", memory_mb=512)
     assert out.is_error

@@ -219,8 +219,10 @@ def _others_left() -> bool:
 
 
 def _too_many(limit: int) -> bool:
+    """More than ``limit`` processes of the command: the init (PID 1) is not one of them, as
+    the pids cgroup gives the command ``limit`` of its own beside the launcher and the init."""
     try:
-        return sum(1 for entry in os.listdir("/proc") if entry.isdigit()) > limit
+        return sum(1 for entry in os.listdir("/proc") if entry.isdigit() and entry != "1") > limit
     except OSError:
         return False
 
