@@ -86,6 +86,14 @@ class PromptApp(App[None]):
         return self.query_one(ApprovalPrompt)
 
 
+def key_now(app: App[Any], key: str) -> None:
+    """A key as the terminal delivers it, without Pilot's wait for idle (which can take longer
+    than an arming delay on a busy machine)."""
+    event = events.Key(key, key)
+    event.set_sender(app)
+    app.post_message(event)
+
+
 async def wait_until_armed(pilot: Pilot[None], prompt: ApprovalPrompt) -> None:
     """Wait (bounded) for the preview and the arming delay, then for the screen as drawn to
     hold still (a loaded machine may lay the prompt out once more after it armed); never used

@@ -14,7 +14,6 @@ import json
 import time
 
 import pytest
-from textual import events
 from textual.app import App
 from textual.widgets import TextArea
 
@@ -25,7 +24,7 @@ from tui_agent.ui.widgets.folded_text import FoldedText, fold_offsets
 from tui_agent.ui.widgets.prompt_input import PromptInput
 
 from ..agent_helpers import sent_results
-from ..approval_prompt_app import screen_text
+from ..approval_prompt_app import key_now, screen_text
 from ..fake_provider import ExpectToolResults, FakeProvider, Reply, StallBeforeTerminal
 from ..ui_app_helpers import (
     KEY,
@@ -262,14 +261,6 @@ async def test_keys_typed_before_the_prompt_appeared_go_to_the_message_box(env: 
         assert not (env.workspace / "a.txt").exists()
 
 
-def _key_now(app: App[None], key: str) -> None:
-    """A key as the terminal delivers it, without Pilot's wait for idle (which can take longer
-    than the arming delay on a busy machine)."""
-    event = events.Key(key, key)
-    event.set_sender(app)
-    app.post_message(event)
-
-
 async def _key_while_arming(app: App[None], prompt: ApprovalPrompt, key: str, seen: float) -> None:
     """``key`` pressed while ``prompt`` (focused at about ``seen``) arms: it must decide
     nothing, however late a busy app gets round to it. Only when the machine held this test
@@ -277,7 +268,7 @@ async def _key_while_arming(app: App[None], prompt: ApprovalPrompt, key: str, se
     if prompt.armed:  # checked in the same step as the key is made: no await between them
         late = time.monotonic() - seen
         pytest.skip(f"the machine held the test back {late:.2f} s: past the arming delay")
-    _key_now(app, key)
+    key_now(app, key)
     for _ in range(5000):  # until the app handled it: a decision, or the key in the box
         if prompt.decision is not None or prompt_text(app).endswith(key):
             break
@@ -295,7 +286,7 @@ async def test_a_double_press_approves_only_the_call_it_was_meant_for(env: AppEn
         async with running(server, env) as (app, pilot):
             await send(pilot, "write both")
             first = await armed_prompt(pilot)
-            _key_now(app, "y")
+            key_now(app, "y")
             for _ in range(5000):  # the moment the next prompt is mounted and has focus
                 prompts = app.query(ApprovalPrompt)
                 if prompts and prompts.first() is not first and app.focused is prompts.first():
