@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 async def new_session(app: TuiAgentApp) -> None:
     from ..config import ConfigError
+    from ..config.model import DEMO_PROFILE
     from ..config.resolve import AD_HOC_PROFILE
     from ..session import SessionError
     from ..wiring.host import open_host
@@ -26,8 +27,10 @@ async def new_session(app: TuiAgentApp) -> None:
     # The profile in use now (the person may have switched it): by name, unless it was built
     # from the command line's --protocol and --base-url, which the options still hold.
     named = {} if profile.name == AD_HOC_PROFILE else {"profile": profile.name}
+    # The demo profile has its one model and takes none from outside.
+    model = None if profile.name == DEMO_PROFILE else profile.model
     options = dataclasses.replace(
-        app.options, resume=None, continue_last=False, model=profile.model, **named
+        app.options, resume=None, continue_last=False, model=model, **named
     )
     try:
         host = await open_host(options, UIApprover(app))

@@ -1,0 +1,37 @@
+"""/new on the built-in demo profile (the real app under Pilot, the real demo server): a new,
+empty session opens, with no "the demo profile takes no --model" error (it used to pass the
+demo's own model back as an override)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_agent.ui.app import TuiAgentApp
+from tui_agent.wiring.host_options import HostOptions
+
+from .approval_prompt_app import screen_text
+from .ui_app_helpers import SIZE, AppEnv, make_env, send, wait_for, wait_idle_agent
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    return make_env(tmp_path, monkeypatch)
+
+
+async def test_new_opens_a_new_demo_session(env: AppEnv) -> None:
+    app = TuiAgentApp(HostOptions(profile="demo", workspace=str(env.workspace)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.host is not None, "the boot worker")
+        await send(pilot, "hello")
+        await wait_idle_agent(pilot)
+        old = app.host
+        assert old is not None and old.profile.name == "demo"
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: app.host is not old, "the new session")
+        assert app.host is not None and app.host.profile.name == "demo"
+        assert app.host.writer.session_id != old.writer.session_id
+        toasts = "\n".join(str(n.message) for n in app._notifications)
+        assert "takes no" not in toasts + screen_text(app)
+        await pilot.press("ctrl+q")
