@@ -85,3 +85,16 @@ def test_output_escapes_terminal_control_characters(tmp_path: Path) -> None:
     done = run("parse", "--protocol", "openai-chat", str(path))
     assert b"\x1b" not in done.stdout and b"\x07" not in done.stdout
     assert json.loads(done.stdout)["text"] == "\x1b[2J\x1b]0;pwned\x07"
+
+
+def test_version_prints_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_agent", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"tui-agent {version('tui-agent')}"

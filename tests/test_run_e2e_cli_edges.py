@@ -80,7 +80,7 @@ def test_a_reader_that_goes_away_ends_run_quietly(home: Home) -> None:
                 process.kill()
                 process.communicate()
     text = stderr.decode()
-    assert process.returncode == 2, text
+    assert process.returncode == 141, text  # as Unix tools end on a closed pipe
     assert "Traceback" not in text and "BrokenPipe" not in text, text
     assert re.fullmatch(r"session [0-9a-z]+ \(new\)\n", text), text
     log = "".join(p.read_text() for p in (home.root / "state").rglob("*.log"))

@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="tui-agent",
         description="A terminal chat UI for tool-using LLM agents.",
     )
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
     _add_profile_flags(parser)
     app = parser.add_argument_group("the app")
     app.add_argument(
@@ -72,6 +73,15 @@ def _parser() -> argparse.ArgumentParser:
     optional_subcommand(sessions, "ACTION")
     optional_subcommand(checkpoints, "ACTION")
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tui-agent")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def optional_subcommand(parser: argparse.ArgumentParser, metavar: str) -> None:

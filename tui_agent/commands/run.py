@@ -39,7 +39,7 @@ from ..text.sanitize import markdown_safe  # the one sanitizer, so run shows wha
 from ..transport import RetryWait
 from ..wiring.host import open_host
 from ..wiring.host_options import HostOptions
-from .exit_status import EXIT_OK, EXIT_TRUNCATED, EXIT_USAGE
+from .exit_status import EXIT_CLOSED_PIPE, EXIT_OK, EXIT_TRUNCATED, EXIT_USAGE
 
 
 def main(args: argparse.Namespace) -> int:
@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
         # Point stdout at /dev/null so Python's flush at exit does not complain again.
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_TRUNCATED
+        return EXIT_CLOSED_PIPE  # the reader's choice, not a failed run
 
 
 async def _stoppable(run: Coroutine[Any, Any, int]) -> int:
