@@ -1,12 +1,15 @@
 """Snapshots of a workspace in a shadow git repository kept in the app's data folder.
 
-Every git command runs with ``GIT_DIR`` (the shadow repository), ``GIT_WORK_TREE`` (the
-workspace) and ``GIT_INDEX_FILE`` (the shadow's own index) set, and with the system and global
-git configuration left out (no hooks, filters or fsmonitor of the person's own run here), so the
-workspace's own ``.git`` is never read or written. A snapshot is the tree ``git add -A`` and
-``git write-tree`` make: ``.gitignore`` files are honoured, symlinks are stored as links, never
-followed. Not covered, and said so in the snapshot's notice: ignored files, files over the size
-limit, nested repositories, empty folders; a tree of more files than the file-count limit is not
+Every git command runs through ``sandbox/app_git.py`` (a scrubbed environment, the system and
+global configuration left out, every setting that can run a program overridden) with
+``GIT_DIR`` (the shadow repository), ``GIT_WORK_TREE`` (the workspace) and ``GIT_INDEX_FILE``
+(the shadow's own index) set, so the workspace's own ``.git`` is never read or written. The
+shadow's ``info/attributes`` (``app_git.SHADOW_ATTRIBUTES``) outranks every ``.gitattributes``
+of the workspace: no end-of-line conversion, ``ident``, filter or re-encoding, so a snapshot
+stores each file's bytes exactly. A snapshot is the tree ``git add -A`` and ``git write-tree``
+make: ``.gitignore`` files are honoured, symlinks are stored as links, never followed.
+Not covered, and said so in the snapshot's notice: ignored files, files over the size limit,
+nested repositories, empty folders; a tree of more files than the file-count limit is not
 snapshotted at all.
 """
 
@@ -14,11 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 from dataclasses import dataclass
 
+from ..sandbox import app_git
 from ..session.records import CapturedFile
 from ..text.sizes import human_bytes
 from .blobs import MissingBlobError
@@ -58,51 +61,56 @@ class ShadowRepo:
         self.folder = folder
         self.limits = limits or Limits()
 
-    def _env(self) -> dict[str, str]:
+    def _env(self, tree: bool) -> dict[str, str]:
         env = {
             "GIT_DIR": str(self.folder.shadow),
-            "GIT_WORK_TREE": str(self.folder.workspace),
             "GIT_INDEX_FILE": str(self.folder.shadow / "index"),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_OPTIONAL_LOCKS": "0",
-            "LC_ALL": "C",
-            "PATH": os.environ.get("PATH", os.defpath),
         }
-        if "HOME" in os.environ:
-            env["HOME"] = os.environ["HOME"]
+        if tree:
+            env["GIT_WORK_TREE"] = str(self.folder.workspace)
         return env
 
     def git(self, *args: str, data: bytes | None = None, tree: bool = True) -> bytes:
-        program = shutil.which("git")
-        if program is None:
-            raise ShadowError("git is not installed: commands cannot be checkpointed")
-        done = subprocess.run(
-            [program, "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null", *args],
-            input=data,
-            capture_output=True,
-            cwd=self.folder.workspace if tree else self.folder.path,
-            env={k: v for k, v in self._env().items() if tree or k != "GIT_WORK_TREE"},
-            check=False,
-        )
+        try:
+            done = app_git.run(
+                args,
+                workspace=self.folder.workspace,
+                cwd=self.folder.workspace if tree else self.folder.path,
+                env=self._env(tree),
+                data=data,
+            )
+        except app_git.GitMissingError:
+            raise ShadowError("git is not installed: commands cannot be checkpointed") from None
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ShadowError(f"git {args[0]} failed: {exc}") from None
         if done.returncode != 0:
             why = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise ShadowError(f"git {args[0]} failed: {why[-1] if why else done.returncode}")
         return done.stdout
 
     def _init(self) -> None:
-        if (self.folder.shadow / "HEAD").exists():
-            return
-        self.folder.ensure()
-        self.git("init", "-q", "--bare", tree=False)
-        for key, value in (
-            ("core.autocrlf", "false"),
-            ("core.symlinks", "true"),
-            ("core.fsmonitor", "false"),
-            ("gc.auto", "0"),
-        ):
-            self.git("config", key, value)
+        if not (self.folder.shadow / "HEAD").exists():
+            self.folder.ensure()
+            self.git("init", "-q", "--bare", tree=False)
+            for key, value in (
+                ("core.autocrlf", "false"),
+                ("core.safecrlf", "false"),
+                ("core.symlinks", "true"),
+                ("core.fsmonitor", "false"),
+                ("gc.auto", "0"),
+            ):
+                self.git("config", key, value)
+        # Bytes are stored exactly: this file outranks every .gitattributes of the workspace
+        # (also in a shadow made before it was written).
+        info = self.folder.shadow / "info"
+        attributes = info / "attributes"
+        try:
+            current = attributes.read_text(encoding="utf-8")
+        except OSError:
+            current = ""
+        if current != app_git.SHADOW_ATTRIBUTES:
+            info.mkdir(exist_ok=True)
+            attributes.write_text(app_git.SHADOW_ATTRIBUTES, encoding="utf-8")
 
     def snapshot(self) -> Snapshot:
         """The workspace as a tree of the shadow repository (call under the folder's lock)."""

@@ -1,8 +1,9 @@
 """The workspace's files for @mentions: listed once in the background, searched fast.
 
 Listing: in a git work tree, ``git ls-files --cached --others --exclude-standard`` (what git
-would show: .gitignore, .git/info/exclude and the global excludes honoured); elsewhere a walk
-that honours the .gitignore files it meets (``gitignore.py``). Symlinks are listed, never
+would show: .gitignore, .git/info/exclude and the default global excludes file honoured; run by
+``sandbox/app_git.py``, which no setting of the workspace's can make run a program); elsewhere
+a walk that honours the .gitignore files it meets (``gitignore.py``). Symlinks are listed, never
 followed; the .git folder and the app's own folders are left out. ``FileIndex.search`` works on
 the list as it was last built and starts a rebuild in a thread when it is older than
 ``max_age`` seconds, so a query never waits for the file system.
@@ -25,6 +26,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..sandbox import app_git
 from .gitignore import walk_files
 
 MAX_FILES = 500_000
@@ -53,27 +55,16 @@ def _relative(path: Path, workspace: Path) -> str:
 
 
 def _git_files(workspace: Path) -> list[str] | None:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    """``git ls-files`` run the app's way (``sandbox/app_git.py``): nothing the workspace's
+    ``.git`` holds (fsmonitor, hooks...) can make it run a program."""
     try:
-        done = subprocess.run(
-            [
-                "git",
-                "-c",
-                "core.quotepath=off",
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
+        done = app_git.run(
+            ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            workspace=workspace,
             cwd=workspace,
-            capture_output=True,
             timeout=GIT_TIMEOUT_S,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            check=False,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
         return None
     if done.returncode != 0:
         return None
