@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -45,6 +46,8 @@ class McpServerConfig(BaseModel):
     disabled_tools: list[str] = Field(default_factory=list)
     read_only_tools: list[str] = Field(default_factory=list)
     trusted: bool = False
+    # Set by mcp/workspace_file.py: declared by a workspace's .mcp.json, not by the person.
+    _from_workspace: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -64,6 +67,25 @@ class McpServerConfig(BaseModel):
         if any("\0" in text for text in (*self.args, *self.env.values())):
             raise ValueError("'args' and 'env' must not contain NUL characters")
         return self
+
+    @property
+    def from_workspace(self) -> bool:
+        """Declared in a workspace's ``.mcp.json`` (came with the code), not in config.toml."""
+        return self._from_workspace
+
+    def mark_from_workspace(self) -> McpServerConfig:
+        self._from_workspace = True
+        return self
+
+    def start_folder(self, workspace: Path) -> Path:
+        """The folder this stdio server starts in (what a trust question shows): its ``cwd``, or
+        the config folder. McpConfigError when a workspace file names a ``cwd`` inside the
+        workspace (the agent could plant code there); mcp/start.py has the rules."""
+        from .start import start_folder
+
+        return start_folder(
+            self.cwd, workspace, from_workspace=self._from_workspace, where="MCP server cwd"
+        )
 
     @property
     def transport(self) -> Transport:

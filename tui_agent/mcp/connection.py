@@ -18,6 +18,7 @@ from typing import Any, Literal
 import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
@@ -26,6 +27,12 @@ from ..tools.spec import ToolOutput
 from .config import McpConfigError, McpServerConfig, expand_variables
 from .process_group import kill_group, recorder
 from .results import result_output
+from .start import (
+    base_environment,
+    check_workspace_command,
+    check_workspace_env,
+    start_folder,
+)
 from .stderr_log import StderrLog
 
 Status = Literal["starting", "ready", "failed", "disabled", "stopped"]
@@ -162,10 +169,16 @@ class McpConnection:
         config = self.config
         where = f"MCP server {self.name!r}"
         if config.command is not None:
-            env = {
+            own = {
                 key: self._expand(value, f"{where} env {key}") for key, value in config.env.items()
             }
-            cwd = Path(config.cwd).expanduser() if config.cwd else self.workspace
+            if config.from_workspace:
+                check_workspace_env(own, self.workspace, where)
+                check_workspace_command(config.command, self.workspace, where)
+            env = {**base_environment(self.workspace, get_default_environment()), **own}
+            cwd = start_folder(
+                config.cwd, self.workspace, from_workspace=config.from_workspace, where=where
+            )
             stderr = StderrLog(self.name, on_closed=self._on_exit)
             self._stderr = stderr
             stack.callback(stderr.close_writer)

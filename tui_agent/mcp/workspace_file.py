@@ -85,7 +85,7 @@ def _server(path: Path, name: str, entry: Any) -> McpServerConfig:
         raise McpConfigError(f"{path}: server {name!r} has type {kind!r}; use stdio or http")
     fields = {key: value for key, value in entry.items() if key != "type"}
     try:
-        return McpServerConfig.model_validate(fields)
+        return McpServerConfig.model_validate(fields).mark_from_workspace()
     except ValidationError as exc:
         problem = "; ".join(error["msg"] for error in exc.errors())
         raise McpConfigError(f"{path}: server {name!r}: {problem}") from None
