@@ -158,7 +158,8 @@ def test_quitting_says_how_to_resume_and_resuming_says_which_session(tmp_path: P
     code, out = _run_app_and_quit(["--workspace", str(workspace)], tmp_path, b"hello\r")
     assert code == 0, out[-500:]
     line = _last_line(out)
-    assert line.startswith("to resume this session: tui-agent -r "), line
+    # Started as `python -m tui_agent`: the hint says so (tui-agent may not be on PATH).
+    assert line.startswith(f"to resume this session: {sys.executable} -m tui_agent -r "), line
     session_id = line.rsplit(" ", 1)[-1]
     sessions = list((tmp_path / "data" / "tui-agent" / "sessions").glob("*.jsonl"))
     assert [p.stem for p in sessions] == [session_id]

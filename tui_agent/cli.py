@@ -254,7 +254,10 @@ def _say_how_to_come_back(app: TuiAgentApp) -> None:
     if host is None:
         return
     if host.writer.path.exists():
-        print(f"to resume this session: tui-agent -r {host.writer.session_id}", file=sys.stderr)
+        from .commands.output import started_as
+
+        session = host.writer.session_id
+        print(f"to resume this session: {started_as()} -r {session}", file=sys.stderr)
 
 
 if __name__ == "__main__":

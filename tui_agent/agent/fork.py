@@ -84,6 +84,8 @@ def fork_session(
         protocol=header.protocol,
         model=header.model,
         workspace=header.workspace,
+        base_url=header.base_url,
+        api_key_env=header.api_key_env,
         title=title if title is not None else f"fork of {loaded.title} at message {at}",
     )
     with writer:

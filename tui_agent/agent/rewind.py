@@ -180,6 +180,8 @@ def fork_before(store: SessionStore, source: str, number: int, title: str | None
         protocol=header.protocol,
         model=header.model,
         workspace=header.workspace,
+        base_url=header.base_url,
+        api_key_env=header.api_key_env,
         title=name,
     )
     with writer:

@@ -40,6 +40,26 @@ def write_stdout(text: str) -> bool:
     return True
 
 
+def started_as(argv0: str | None = None) -> str:
+    """The command as the person started it, for hints such as ``tui-agent -r ID``: the bare
+    name when that is what PATH finds, else the path given (``.venv/bin/tui-agent``), or the
+    interpreter's ``-m`` form."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    given = sys.argv[0] if argv0 is None else argv0
+    if Path(given).name != "tui-agent":  # python -m tui_agent (argv[0] is the module's file)
+        return f"{shlex.quote(sys.executable)} -m tui_agent"
+    on_path = shutil.which("tui-agent")
+    with contextlib.suppress(OSError):
+        if on_path is not None and Path(on_path).resolve() == Path(given).resolve():
+            return "tui-agent"
+    if given == "tui-agent" and on_path is not None:
+        return "tui-agent"
+    return shlex.quote(given)
+
+
 def export_redactor(environ: dict[str, str] | None = None) -> Redactor:
     """Key shapes, plus the values of the variables keys come from.
 

@@ -15,7 +15,7 @@ from typing import Any
 from ..checkpoints import Limits, Plan
 from ..session import SessionError, SessionStore, SessionWriter
 from .exit_status import EXIT_CONFLICTS, EXIT_OK, EXIT_USAGE
-from .output import fail, write_stdout
+from .output import fail, started_as, write_stdout
 
 COMMAND = "rewind"
 
@@ -153,6 +153,8 @@ def _report(args: argparse.Namespace, result: Any, *, dry_run: bool) -> int:
     for notice in result.notices:
         print(f"note: {visible_line(notice)}", file=sys.stderr)
     if result.session:
-        lines.append(f"conversation rewound into {result.session}: tui-agent -r {result.session}")
+        lines.append(
+            f"conversation rewound into {result.session}: {started_as()} -r {result.session}"
+        )
     text = "".join(visible_line(line) + "\n" for line in lines)
     return code if write_stdout(text) else EXIT_USAGE

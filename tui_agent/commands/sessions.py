@@ -20,7 +20,7 @@ from typing import Any
 from ..session import SessionError, SessionStore, SessionSummary, is_session_path
 from ..text.times import human_local, iso_utc
 from .exit_status import EXIT_OK, EXIT_USAGE
-from .output import fail, write_stdout
+from .output import fail, started_as, write_stdout
 
 SESSION_FIELDS = (
     "id",
@@ -213,7 +213,7 @@ def fork(args: argparse.Namespace) -> int:
     )
     print(
         f"forked {visible_line(source.id)} at message {made.at} into {made.session_id}{repaired}; "
-        f"continue it with: tui-agent -r {made.session_id}",
+        f"continue it with: {started_as()} -r {made.session_id}",
         file=sys.stderr,
     )
     return EXIT_OK if write_stdout(made.session_id + "\n") else EXIT_USAGE

@@ -48,6 +48,9 @@ class HeaderRecord(_Record):
     model: str
     workspace: str
     title: str | None = None
+    # Where an ad-hoc profile (--protocol/--base-url) talked, so a resume talks there again.
+    base_url: str | None = None
+    api_key_env: str | None = None
 
 
 class AttachedFile(BaseModel):

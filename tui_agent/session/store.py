@@ -55,7 +55,15 @@ class SessionStore:
         raise SessionNotFoundError(f"no session {id_or_path!r}")
 
     def create(
-        self, *, profile: str, protocol: str, model: str, workspace: str, title: str | None = None
+        self,
+        *,
+        profile: str,
+        protocol: str,
+        model: str,
+        workspace: str,
+        title: str | None = None,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
     ) -> SessionWriter:
         """Start a new session; its header is written (or kept in memory, if the disk refuses)."""
         while True:
@@ -70,6 +78,8 @@ class SessionStore:
                 model=model,
                 workspace=workspace,
                 title=title,
+                base_url=base_url,
+                api_key_env=api_key_env,
             )
             path = self.directory / (session_id + SUFFIX)
             with contextlib.suppress(FileExistsError):  # an id taken: draw another

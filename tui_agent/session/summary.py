@@ -91,3 +91,27 @@ def same_workspace(a: str, b: str) -> bool:
     if not a or not b:
         return False
     return os.path.realpath(os.path.expanduser(a)) == os.path.realpath(os.path.expanduser(b))
+
+
+def read_header(path: Path, max_lines: int = 64) -> HeaderRecord | None:
+    """The session's header, read from the first lines only; None if it has none there."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        with path.open("rb") as file:
+            for number, raw in enumerate(file):
+                if number >= max_lines:
+                    return None
+                line = clean_line(raw.rstrip(b"\n"))
+                if not line or sniff_type(line) != "header":
+                    continue
+                try:
+                    record, _ = decode_line(line)
+                except LineError:
+                    continue
+                if isinstance(record, HeaderRecord):
+                    return record
+    except OSError:
+        return None
+    return None

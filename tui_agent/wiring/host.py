@@ -30,6 +30,8 @@ from ..config import (
     resolve_profile,
     resolve_workspace,
 )
+from ..config.model import DEMO_PROFILE
+from ..config.resolve import AD_HOC_PROFILE
 from ..config.secrets import key_values
 from ..context.resume import ResumedContext, resumed_context
 from ..context.summary import detached
@@ -37,8 +39,10 @@ from ..conversation import Message
 from ..logs import add_log_secret
 from ..providers import tokens_used
 from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
-from ..session.paths import protected_dirs, sessions_dir
+from ..session.errors import SessionError
+from ..session.paths import demo_workspace_dir, protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
+from ..session.summary import read_header
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt
 
@@ -149,6 +153,8 @@ async def open_host(
     """
     config = load_config()
     start_daily_prune(config.settings.checkpoint_keep_days)  # a thread: never waited for
+    notices: list[Notice] = []
+    options = _as_recorded(config, options, notices)
     profile = resolve_profile(
         config,
         profile=options.profile,
@@ -157,7 +163,6 @@ async def open_host(
         base_url=options.base_url,
         api_key_env=options.api_key_env,
     )
-    notices: list[Notice] = []
     workspace, unprotected = _workspace(config, options, profile, notices)
     secrets = [key for key in (profile.api_key, *key_values(config)) if key]
     for secret in secrets:
@@ -198,12 +203,16 @@ async def open_host(
             writer.append(record, sync=True)
         notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
         notices += resume_notices(loaded)
+        notices.append(Notice(f"continuing in {workspace} with {_model_line(profile)}"))
     else:
         writer = store.create(
             profile=profile.name,
             protocol=profile.protocol,
             model=profile.model,
             workspace=str(workspace),
+            # An ad-hoc profile lives on the command line only: keep where it talked.
+            base_url=profile.base_url if profile.name == AD_HOC_PROFILE else None,
+            api_key_env=profile.api_key_env if profile.name == AD_HOC_PROFILE else None,
         )
     if not os.access(workspace, os.R_OK | os.X_OK):
         notices.append(
@@ -260,6 +269,65 @@ async def open_host(
         compactions=compactions,
         window_task=window_task,
     )
+
+
+def _model_line(profile: ResolvedProfile) -> str:
+    if profile.is_demo:
+        return "the offline demo model"
+    shown = "" if profile.name == AD_HOC_PROFILE else f" (profile {profile.name})"
+    return f"{profile.model}{shown}"
+
+
+_PROVIDER_FLAGS = ("profile", "protocol", "model", "base_url", "api_key_env")
+
+
+def _as_recorded(config: Config, options: HostOptions, notices: list[Notice]) -> HostOptions:
+    """A resumed session goes on in its own workspace, with its own profile and model, unless
+    the command line names others (a provider flag names a profile of its own, so all of the
+    recorded ones give way to any of them)."""
+    if options.resume is None:
+        return options
+    try:
+        path = SessionStore(sessions_dir()).resolve(options.resume)
+    except SessionError:
+        return options  # opening it says why, as before
+    header = read_header(path)
+    if header is None:
+        return options
+    changes: dict[str, Any] = {}
+    if header.profile and all(getattr(options, flag) is None for flag in _PROVIDER_FLAGS):
+        if header.profile == AD_HOC_PROFILE:
+            changes.update(
+                protocol=header.protocol or None,
+                model=header.model or None,
+                base_url=header.base_url,
+                api_key_env=header.api_key_env,
+            )
+        elif header.profile == DEMO_PROFILE:
+            changes["profile"] = DEMO_PROFILE
+        elif header.profile in config.profiles:
+            changes["profile"] = header.profile
+            if header.model and header.model != config.profiles[header.profile].model:
+                changes["model"] = header.model
+        else:
+            notices.append(
+                Notice(
+                    f"the session's profile {header.profile!r} is no longer in config.toml: "
+                    "it continues with the default profile",
+                    "warning",
+                )
+            )
+    recorded = header.workspace
+    if options.workspace is None and recorded:
+        demo_folder = str(demo_workspace_dir().resolve())
+        if Path(recorded).is_dir():
+            if recorded != demo_folder:  # the demo's own folder is found as the demo finds it
+                changes["workspace"] = recorded
+        else:
+            notices.append(
+                Notice(f"the session's workspace {recorded} is gone: it continues here", "warning")
+            )
+    return dataclasses.replace(options, **changes) if changes else options
 
 
 def _workspace(
