@@ -147,7 +147,13 @@ def apply_plan(
         files=[RewoundFile(before=b, after=i.target) for b, i in zip(kept, chosen, strict=True)],
         session=fork,
     )
-    failed = apply(folder, [item.change() for item in chosen], lambda: record(rewind))
+
+    def committed(left_out: frozenset[str]) -> None:
+        files = [f for f in rewind.files if f.after.path not in left_out]
+        if files:  # a rewind that changed nothing is not one to undo
+            record(rewind.model_copy(update={"files": files}) if left_out else rewind)
+
+    failed = apply(folder, [item.change() for item in chosen], committed)
     failures = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in failed}
     for item in chosen:
         if item.path in failures:

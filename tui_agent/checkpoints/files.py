@@ -63,6 +63,22 @@ def parent_of(workspace: Path, rel: str, *, create: bool = False) -> Iterator[tu
         os.close(fd)
 
 
+def blocked_by(workspace: Path, rel: str) -> str:
+    """The first folder on the way to ``rel`` that is not a real folder (a symlink, a file), as
+    a workspace-relative path; '' when there is none."""
+    parts = parts_of(rel)
+    root = os.path.realpath(workspace)
+    for end in range(1, len(parts)):
+        folder = "/".join(parts[:end])
+        try:
+            info = os.lstat(os.path.join(root, folder))
+        except OSError:
+            return ""
+        if not stat.S_ISDIR(info.st_mode):
+            return folder
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """A file's state now, with both digests (so it compares with any capture)."""

@@ -23,7 +23,7 @@ from ..session.records import (
     RewindRecord,
 )
 from .blobs import MissingBlobError
-from .files import Seen, look, matches, read_bytes
+from .files import Seen, blocked_by, look, matches, read_bytes
 from .folder import CheckpointFolder
 from .restorer import Change, recover
 from .shadow import Limits, ShadowError, ShadowRepo
@@ -163,6 +163,11 @@ def _plan_file(
     if matches(seen, target):
         return None  # already as it was
     item = PlannedFile(rel, "restore", target, change.expected, seen, folders=tuple(target.folders))
+    blocking = blocked_by(folder.workspace, rel) if seen.kind == "other" else ""
+    if blocking:  # nothing is ever written through it, so there is nothing to overwrite
+        item.action = "skipped"
+        item.why = f"{blocking} is now a symbolic link or a file (never followed)"
+        return item
     if target.kind in ("other", "uncovered"):
         item.action, item.why = "skipped", "its earlier state was not captured"
         return item

@@ -30,6 +30,8 @@ def main(args: argparse.Namespace) -> int:
         return _rewind(args)
     except SessionError as exc:
         return fail(COMMAND, str(exc))
+    except OSError as exc:  # the checkpoints folder or the session file, not one file
+        return fail(COMMAND, f"the rewind failed: {exc}")
 
 
 def _rewind(args: argparse.Namespace) -> int:
