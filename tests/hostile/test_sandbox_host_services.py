@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -154,3 +157,110 @@ async def test_tmux_named_by_the_apps_environment_runs_nothing_for_the_command(
         )
     assert not marker.exists(), output.text
     assert "[]" in output.text
+
+
+CONNECT = (
+    "import socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX)\n"
+    "try:\n"
+    "    s.connect(sys.argv[1]); s.sendall(b'leaked'); print('CONNECTED')\n"
+    "except OSError as e:\n"
+    "    print('REFUSED', e)\n"
+)
+
+
+def connect_command(ctx: ToolContext, address: str) -> str:
+    script = ctx.workspace / "connect.py"
+    script.write_text(CONNECT, encoding="utf-8")
+    return f"{sys.executable} -I -S {script} '{address}'"
+
+
+@confined
+async def test_a_host_pathname_socket_outside_the_workspace_does_not_answer(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    sock = tmp_path / "host-service.sock"
+    with unix_listener(sock) as received:
+        output = await run(ctx, connect_command(ctx, str(sock)))
+    assert "CONNECTED" not in output.text, output.text
+    assert received == []
+
+
+@confined
+async def test_a_socket_in_home_is_covered(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Home is seen (it is read), but an agent's socket in it (gpg-agent's) does not answer."""
+    home = tmp_path / "home"
+    (home / ".gnupg").mkdir(parents=True)
+    (home / "notes.txt").write_text("plain notes\n")
+    monkeypatch.setenv("HOME", str(home))
+    with unix_listener(home / ".gnupg" / "S.gpg-agent") as received:
+        output = await run(
+            ctx, f"cat {home}/notes.txt; " + connect_command(ctx, f"{home}/.gnupg/S.gpg-agent")
+        )
+    assert "plain notes" in output.text
+    assert "CONNECTED" not in output.text, output.text
+    assert received == []
+
+
+@confined
+async def test_a_socket_inside_the_workspace_still_answers(ctx: ToolContext) -> None:
+    with unix_listener(ctx.workspace / "own.sock") as received:
+        output = await run(ctx, connect_command(ctx, str(ctx.workspace / "own.sock")))
+    assert "CONNECTED" in output.text, output.text
+    assert received == [b"leaked"]
+
+
+@confined
+async def test_an_abstract_host_socket_does_not_answer_even_with_the_network_on(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    if detect().landlock_abi < 6:
+        pytest.skip("needs Landlock ABI 6 (scopes)")
+    name = f"\0tui-agent-test-{os.getpid()}-{tmp_path.name}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(name)
+    server.listen()
+    try:
+        ctx = replace(ctx, sandbox=replace(ctx.sandbox, network=True))
+        script = ctx.workspace / "abstract.py"
+        script.write_text(CONNECT.replace("sys.argv[1]", repr(name)), encoding="utf-8")
+        output = await run(ctx, f"{sys.executable} -I -S {script}")
+    finally:
+        server.close()
+    assert "REFUSED" in output.text, output.text
+
+
+@confined
+async def test_tmux_given_the_host_socket_runs_nothing_for_the_command(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    """The socket's path given outright (no variable to scrub): the mount namespace hides it."""
+    sock = tmp_path / "tmux-host-explicit.sock"
+    marker = tmp_path / "OUTSIDE-tmux-socket"
+    with tmux_server(sock):
+        output = await run(ctx, f"tmux -S {sock} run-shell 'touch {marker}'; echo finished")
+    assert not marker.exists(), output.text
+    assert "finished" in output.text
+
+
+@confined
+async def test_process_1_does_not_show_the_apps_command_line(ctx: ToolContext) -> None:
+    output = await run(ctx, "tr '\\0' ' ' < /proc/1/cmdline; echo; cat /proc/1/comm")
+    own = " ".join(sys.argv)
+    assert "pytest" not in output.text and own not in output.text, output.text
+    assert "sandbox-init" in output.text
+
+
+def test_doctor_says_whether_host_services_are_closed() -> None:
+    from tui_agent.sandbox.detect import Capabilities
+    from tui_agent.sandbox.policy import SandboxPolicy
+    from tui_agent.sandbox.protections import report
+
+    full = Capabilities(7, "", True, "", True, "", True)
+    fallback = Capabilities(7, "", False, "no user namespaces", False, "no user namespaces", True)
+    line = "host services (no socket outside the workspace answers)"
+    assert f"[active ] {line}" in report(SandboxPolicy(), full)
+    text = report(SandboxPolicy(), fallback)
+    assert f"[MISSING] {line}" in text and "pathname sockets stay reachable" in text

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .detect import Capabilities, detect
+from .host_view import host_view
 from .launch import Plan, preexec
 from .pids_cgroup import pids_group, pids_parent
 from .policy import SandboxMode, SandboxPolicy, denied_real_paths
@@ -85,6 +86,9 @@ def plan_for(
     # that folder stays denied: Landlock grants a folder and all beneath it, nothing above.
     readable = tuple(os.path.realpath(folder) for folder in unprotected)
     rules = policy_rules(writable, denied, readable) if caps.landlock_abi else []
+    kept = (os.path.realpath(private), *readable)
+    real_workspace = os.path.realpath(workspace)
+    view = host_view(real_workspace, kept, policy.network) if caps.namespaces else None
     return Plan(
         app_pid=os.getpid(),
         namespaces=caps.namespaces,
@@ -100,6 +104,7 @@ def plan_for(
         memory_mb=policy.memory_mb,
         uid=os.getuid(),
         gid=os.getgid(),
+        view=view,
     )
 
 

@@ -27,9 +27,9 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import host_view, seccomp
 from . import landlock as ll
 from . import namespaces as ns
-from . import seccomp
 from .limits import apply_limits
 from .pids_cgroup import join
 from .rules import Rule
@@ -61,6 +61,8 @@ class Plan:
     report_fd: int = -1  # the init writes b"L" here when it stopped processes left running
     pids_procs: str = ""  # cgroup.procs of the command's pids group (root: see pids_cgroup)
     network_filter: bytes = b""  # network off without a namespace: seccomp refuses inet sockets
+    view: host_view.HostView | None = None  # host sockets hidden in the mount namespace
+    scratch_mb: int = 1024  # size of each tmpfs covering a host folder (see host_view)
 
 
 def preexec(plan: Plan) -> Callable[[], None]:
@@ -106,6 +108,7 @@ def _launch(plan: Plan) -> None:
     if plan.new_network:
         flags |= ns.CLONE_NEWNET
     ns.unshare(flags, plan.uid, plan.gid)
+    ns.neutral_name()
     status_read, status_write = os.pipe()
     init = ns.raw_fork()
     if init > 0:
@@ -113,8 +116,11 @@ def _launch(plan: Plan) -> None:
         _launcher(init, status_read)
     os.close(status_read)
     ns.die_with_parent()
+    ns.mounts_private()
     if plan.fresh_proc:
         ns.mount_private_proc()
+    if plan.view is not None:
+        host_view.apply(plan.view, plan.scratch_mb)
     if plan.new_network:
         ns.loopback_up()
     _confine(plan)
@@ -135,9 +141,9 @@ def _confine(plan: Plan) -> None:
 
 
 def _landlock(plan: Plan) -> None:
-    scopes = ll.SCOPE_SIGNAL  # no signal to a process outside the sandbox (the app above all)
-    if plan.deny_tcp or plan.new_network:
-        scopes |= ll.SCOPE_ABSTRACT_UNIX_SOCKET
+    # No signal to a process outside the sandbox (the app above all), and no abstract Unix
+    # socket outside it (a host service's, even with the network on: it is not a network).
+    scopes = ll.SCOPE_SIGNAL | ll.SCOPE_ABSTRACT_UNIX_SOCKET
     ruleset = ll.Ruleset(plan.landlock_abi, deny_tcp=plan.deny_tcp, scopes=scopes)
     for rule in plan.rules:
         ruleset.allow(rule.path, rule.rights, is_dir=rule.is_dir)

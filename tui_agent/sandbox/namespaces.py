@@ -79,9 +79,13 @@ def raw_fork() -> int:
     return _check(_libc.fork(), "fork the sandbox's first process")
 
 
-def mount_private_proc() -> None:
-    """Keep mounts private to this namespace, and mount a /proc that shows only its processes."""
+def mounts_private() -> None:
+    """Keep mounts made in this namespace to it."""
     _check(_libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
+
+
+def mount_private_proc() -> None:
+    """Mount a /proc that shows only this namespace's processes (mounts made private first)."""
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     _check(_libc.mount(b"proc", b"/proc", b"proc", flags, None), "mount a private /proc")
 
@@ -95,6 +99,28 @@ def loopback_up() -> None:
             fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
     except OSError as exc:
         raise SetupError("bring up the loopback interface", exc.errno or 0) from None
+
+
+_PR_SET_NAME = 15
+NEUTRAL_NAME = b"sandbox-init"
+
+
+def neutral_name() -> None:
+    """The sandbox's own processes are forks of the app: their /proc/PID/cmdline and comm would
+    show the app's command line (its options, a profile name, a prompt given on it). Overwrite
+    the argument area in place (as setproctitle does; the interpreter keeps its own copies of
+    the arguments) and rename the thread. Best effort: a failure leaves the old name."""
+    _libc.prctl(_PR_SET_NAME, NEUTRAL_NAME, 0, 0, 0)
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (fields 48, 49)
+    except (OSError, ValueError, IndexError):
+        return
+    if end - start <= len(NEUTRAL_NAME):
+        return
+    ctypes.memset(start, 0, end - start)
+    ctypes.memmove(start, NEUTRAL_NAME, len(NEUTRAL_NAME))
 
 
 def _write(path: str, text: str, step: str, *, missing_ok: bool = False) -> None:

@@ -51,13 +51,36 @@ def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
         if caps.fresh_proc and caps.landlock_abi
         else caps.fresh_proc_reason or caps.landlock_reason,
     )
+    services = _host_services(policy, caps)
     counted, how = _process_limit(caps)
     limits = Protection(
         "limits",
         counted,
         f"at most {policy.max_processes} processes ({how}), {policy.memory_mb} MiB a process",
     )
-    return [files, network, processes, view, limits]
+    return [files, network, services, processes, view, limits]
+
+
+def _host_services(policy: SandboxPolicy, caps: Capabilities) -> Protection:
+    """Host sockets (tmux, D-Bus, agents) out of reach: see host_view.py."""
+    name = "host services (no socket outside the workspace answers)"
+    if not caps.namespaces:
+        return Protection(
+            name,
+            False,
+            "no mount namespace: pathname sockets stay reachable (Landlock does not govern "
+            f"connecting to them; {caps.namespaces_reason}); only their variables are dropped",
+        )
+    how = "a private /tmp, /var/tmp, /dev/shm and /run; sockets in home and /var covered"
+    if caps.landlock_abi >= 6:
+        return Protection(name, True, how + "; abstract sockets closed by Landlock's scope")
+    if not policy.network:
+        return Protection(name, True, how + "; abstract sockets: a network namespace of its own")
+    return Protection(
+        name,
+        False,
+        how + f"; abstract sockets stay reachable (Landlock ABI {caps.landlock_abi} < 6)",
+    )
 
 
 def _process_limit(caps: Capabilities) -> tuple[bool, str]:
