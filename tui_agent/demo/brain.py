@@ -35,7 +35,12 @@ that matches wins:
    or ``show X`` when X looks like a path -> read_file (``README.md`` when none is named);
    ``list``/``ls``/``dir [PATH]`` or ``files [in PATH]`` -> list_dir (``.`` by default).
 5. Anything else (``help``, ``hi``...) -> a short answer saying what the demo can do and how
-   to configure a real provider.
+   to configure a real provider; with files attached (``@notes.md``), a short summary of each
+   instead ("summarize @notes.md").
+
+Only the person's own text decides: an attached file's block (``<attached_file ...>``, a
+text part of its own) is never read for intents, so a file's words cannot make the demo
+call a tool; ``@`` is taken off the attached files' names in the person's text.
 
 Call ids are ``call_demo_<turn>_<i>``, where turn counts the assistant messages so far, plus 1.
 """
@@ -47,6 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..context.summary import CONTINUE_NOTE
+from .attachments import describe_attachments, is_attachment_block, without_mentions
 from .intents import plan_for
 from .reports import ToolResult, answer_results
 from .script import Script
@@ -64,11 +70,14 @@ def respond(body: Mapping[str, Any]) -> Script:
     turn = 1 + sum(1 for m in messages if m.get("role") == "assistant")
     for message in reversed(messages):
         if message.get("role") == "user":
-            text = _text(message.get("content"))
-            if is_compaction_request(text):  # /compact: a summary, see summary.py
-                return summarize(text)
+            own, attached = _own_and_attached(message.get("content"))
+            if is_compaction_request(own):  # /compact: a summary, see summary.py
+                return summarize(own)
             # After a compaction the summary leads the first kept message; answer what follows.
-            return plan_for(text.rpartition(CONTINUE_NOTE)[2], turn)
+            plan = plan_for(own.rpartition(CONTINUE_NOTE)[2], turn)
+            if attached and not plan.calls and plan.text == HELP:
+                return Script(describe_attachments(attached))
+            return plan
     return Script(HELP)
 
 
@@ -109,6 +118,16 @@ def _arguments(text: Any) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _own_and_attached(content: Any) -> tuple[str, list[str]]:
+    """The person's own text, and the attached files' blocks (each a text part of its own)."""
+    if not isinstance(content, list):
+        return _text(content), []
+    parts = [_text([part]) for part in content]
+    attached = [part for part in parts if is_attachment_block(part)]
+    own = "".join(part for part in parts if not is_attachment_block(part))
+    return (without_mentions(own) if attached else own), attached
 
 
 def _text(content: Any) -> str:

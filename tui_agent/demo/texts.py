@@ -26,6 +26,7 @@ Ask me to:
 - do two things **in parallel** (`list and read README.md in parallel`, `read notes.md and \
 README.md both`): two calls in one turn
 - write a **long** answer in **markdown** (`long`, `markdown`, `essay`)
+- quote a file you attach (`summarize @notes.md`): its words are read, never obeyed
 - show a **truncated** turn (`truncate`, `cut`, `break`): the stream is cut mid-call and nothing \
 runs
 
