@@ -114,6 +114,22 @@ async def test_each_denied_path_is_unreadable_and_the_rest_readable(
     assert "plain notes" in out.text and "fine to read" in out.text
 
 
+async def test_shell_startup_files_histories_and_password_files_are_unreadable(
+    ctx: ToolContext, home: Path
+) -> None:
+    """Files that often hold an exported token (``~/.bashrc``) or a password are denied by
+    default, though home itself is read."""
+    secret_files = (".bashrc", ".profile", ".zshrc", ".bash_history", ".pgpass", ".my.cnf")
+    for name in secret_files:
+        (home / name).write_text(f"export GITHUB_TOKEN=ghp_secret_in_{name[1:]}\n")
+    for name in secret_files:
+        out = await run(ctx, f"cat {home / name}")
+        assert out.is_error and "Permission denied" in out.text, (name, out.text)
+        assert "ghp_secret" not in out.text
+    out = await run(ctx, f"cat {home}/notes.txt")
+    assert not out.is_error and "plain notes" in out.text, out.text
+
+
 async def test_denied_folders_inside_the_workspace_are_neither_read_nor_written(
     ctx: ToolContext,
 ) -> None:
