@@ -30,7 +30,7 @@ def server_table(name: str, module: str, *args: str, **keys: Any) -> str:
 
 def own_server(name: str, script: str, *args: str, **keys: Any) -> str:
     """A table for one of tests/mcp_servers/ (run with this checkout on PYTHONPATH)."""
-    env = {"PYTHONPATH": str(ROOT)}
+    env = {"PYTHONPATH": str(ROOT), **keys.pop("env", {})}
     return server_table(name, f"tests.mcp_servers.{script}", *args, env=env, **keys)
 
 

@@ -2,8 +2,9 @@
 
 The SDK's transports and session are async context managers that must be entered and left in one
 task, so each server has a task that opens them, initializes, lists the tools and then waits to be
-stopped. Calls use the session from the agent's task. A stdio server runs in its own process group
-(the SDK's doing), and leaving the transport closes its stdin and then kills the whole group.
+stopped. Calls use the session from the agent's task. A stdio server runs below a lifeline
+(mcp/process_group.py): leaving the transport closes its stdin, and the server's whole tree ends
+with it, or with the app.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..tools.spec import ToolOutput
 from .config import McpConfigError, McpServerConfig, expand_variables
-from .process_group import kill_group, recorder
+from .process_group import end, recorder
 from .results import result_output
 from .start import (
     base_environment,
@@ -162,8 +163,8 @@ class McpConnection:
 
     def _end_group(self) -> None:
         process, self._process = self._process, None
-        if isinstance(getattr(process, "pid", None), int):
-            kill_group(process.pid)
+        if process is not None:
+            end(process)
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
         config = self.config

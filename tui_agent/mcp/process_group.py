@@ -1,43 +1,85 @@
-"""Every stdio server's process group, known from its start until it was killed.
+"""Every stdio server starts below a lifeline (mcp/lifeline.py) that ends the server's whole tree
+when the server exits, when the SDK stops it, and when the app dies, even by SIGKILL.
 
-The SDK starts each server in a new session (its own process group) and kills the group only
-when the server outlives the grace period after its stdin closed; a server that exits at once
-leaves its children running. So each group is killed when its server's transport is left, and
-any left at interpreter exit are killed then. The SDK's spawn function is wrapped to learn the
-process (there is no public hook); the wrapper only records, it changes nothing.
+The SDK starts each server in a new session and kills that group on stop; a server's ``setsid``
+daemon leaves the group, and nothing at all happened when the app itself was killed. So the
+SDK's spawn function is replaced by one that starts ``python -I -S lifeline.py APP_PID COMMAND
+ARGS`` in the server's place (there is no public hook; the replacement keeps the SDK's
+arguments, its new session and its pipes). The lifeline is a child subreaper, so every
+descendant stays below it, and it has the parent-death signal, so the app's death reaches it.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
+import shutil
 import signal
+import sys
 from contextvars import ContextVar
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
+import anyio
 import mcp.client.stdio as stdio_module
 
+LIFELINE = str(Path(__file__).with_name("lifeline.py"))
 _spawned: ContextVar[list[Any] | None] = ContextVar("tui_agent_mcp_spawned", default=None)
-_groups: set[int] = set()
+_running: dict[int, Any] = {}  # lifeline pid -> its process, until it was ended
+
+
+def lifeline_argv(command: str, args: list[str]) -> list[str]:
+    """The command line that starts ``command`` below a lifeline tied to this process."""
+    return [sys.executable, "-I", "-S", LIFELINE, str(os.getpid()), command, *args]
+
+
+def _check_program(command: str, env: dict[str, str] | None, cwd: Path | str | None) -> None:
+    """FileNotFoundError or PermissionError as a direct start would raise them (the lifeline
+    starts fine whatever the program is, so the error is found here)."""
+    if os.sep in command:
+        path = Path(cwd or ".", command) if not os.path.isabs(command) else Path(command)
+        if not path.exists():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
+        return
+    search = (env or {}).get("PATH", os.defpath)
+    if shutil.which(command, path=search) is None:
+        found = shutil.which(command, mode=os.F_OK, path=search)
+        code = errno.EACCES if found else errno.ENOENT
+        error = PermissionError if found else FileNotFoundError
+        raise error(code, os.strerror(code), command)
+
+
+async def spawn(
+    command: str,
+    args: list[str],
+    env: dict[str, str] | None = None,
+    errlog: TextIO = sys.stderr,
+    cwd: Path | str | None = None,
+) -> Any:
+    """The SDK's spawn, with the server below a lifeline."""
+    _check_program(command, env, cwd)
+    process = await anyio.open_process(
+        lifeline_argv(command, list(args)),
+        env=env,
+        stderr=errlog,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    box = _spawned.get()
+    if box is not None:
+        box.append(process)
+    _running[process.pid] = process
+    return process
 
 
 def _install() -> None:
-    original = stdio_module._create_platform_compatible_process
-    if getattr(original, "_records_spawn", False):
+    if sys.platform == "win32" or stdio_module._create_platform_compatible_process is spawn:
         return
-
-    async def recording(*args: Any, **kwargs: Any) -> Any:
-        process = await original(*args, **kwargs)
-        box = _spawned.get()
-        if box is not None:
-            box.append(process)
-        if isinstance(getattr(process, "pid", None), int):
-            _groups.add(process.pid)
-        return process
-
-    recording._records_spawn = True  # type: ignore[attr-defined]
-    stdio_module._create_platform_compatible_process = recording
+    stdio_module._create_platform_compatible_process = spawn
     atexit.register(kill_all)
 
 
@@ -49,13 +91,15 @@ def recorder() -> list[Any]:
     return box
 
 
-def kill_group(pid: int) -> None:
-    """SIGKILL the server's process group (it leads its own session: pgid == pid)."""
-    _groups.discard(pid)
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(pid, signal.SIGKILL)
+def end(process: Any) -> None:
+    """Tell the lifeline to SIGKILL everything below it (its own exit follows); nothing when it
+    has ended already (its pid may be another process's by now)."""
+    _running.pop(getattr(process, "pid", -1), None)
+    if getattr(process, "returncode", 0) is None:
+        with contextlib.suppress(OSError):
+            os.kill(process.pid, signal.SIGUSR1)
 
 
 def kill_all() -> None:
-    for pid in list(_groups):
-        kill_group(pid)
+    for process in list(_running.values()):
+        end(process)
