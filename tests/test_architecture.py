@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("turn_reader",),  # one response's events through a decoder into a turn
     ("transport",),  # HTTP, retries, the idle watchdog
     ("session", "sandbox", "approval"),  # the JSONL store; the OS sandbox; approval policy
-    ("logs", "checkpoints"),  # redacting logs; file snapshots
+    ("logs", "checkpoints", "workspace_trust"),  # redacting logs; file snapshots; trust store
     ("tools", "context"),  # tool specs and runners; the context window and compaction
     ("mcp", "demo", "prompting"),  # MCP servers as tools; the demo model; templates, @file
     ("config",),  # settings and profiles, built of the models below

@@ -102,7 +102,7 @@ async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
             await wait_for(
                 pilot, lambda: "declares MCP servers" in screen_text(app), "the question"
             )
-            assert "-m mcp_server_time" in screen_text(app)
+            assert "arg 2: mcp_server_time" in screen_text(app)
             assert app.host is not None and app.host.mcp is None  # nothing started yet
             await pilot.pause(1.5)  # the question arms after a pause
             await pilot.press("t")

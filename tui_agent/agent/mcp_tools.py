@@ -13,6 +13,7 @@ from ..config import Config
 from ..logs import add_log_secret
 from ..mcp.config import McpServerConfig
 from ..mcp.trust import trusted_workspace_servers
+from ..mcp.workspace_file import VariablePolicy
 from ..providers import ToolSchema
 from ..session import Redactor
 from ..tools.registry import ToolRegistry
@@ -60,15 +61,19 @@ async def start_mcp(
     notices: list[Notice],
     *,
     wait: bool,
+    policy: VariablePolicy,
     redactor: Redactor | None = None,
+    trust_workspace: bool = False,
 ) -> McpServers | None:
-    """Start the config's servers (and a trusted workspace's); None when there are none.
+    """Start the config's servers (and a trusted workspace's, or with ``trust_workspace`` the
+    workspace's as it is now, each only if ``policy`` lets it send what it names); None when
+    there are none.
 
     With ``wait``, their notices until every server settled are added to ``notices``; without,
     listen with ``replay=True`` to get them.
     """
     configs = dict(config.mcp_servers)
-    configs.update(trusted_workspace_servers(workspace, exclude=configs))
+    configs.update(trusted_workspace_servers(workspace, configs, policy, trusted=trust_workspace))
     if not configs:
         return None
     servers = attach_servers(agent, configs, workspace, redactor)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..config import ConfigError, default_config_path, load_config, resolve_workspace
 from ..config.mcp_save import add_server, remove_server
+from ..config.secrets import workspace_variable_policy
 from ..mcp.config import McpConfigError, McpServerConfig
 from ..mcp.trust import trusted_workspace_servers, untrusted_workspace_servers
 from ..text.sanitize import visible_line
@@ -85,7 +86,7 @@ async def _list(args: argparse.Namespace) -> int:
     config = load_config()
     workspace = resolve_workspace(config, args.workspace)
     configs = dict(config.mcp_servers)
-    configs.update(trusted_workspace_servers(workspace, exclude=configs))
+    configs.update(trusted_workspace_servers(workspace, configs, workspace_variable_policy(config)))
     servers = McpServers(configs, workspace)
     servers.taken = frozenset(tool_registry(config).names())
     servers.start()

@@ -131,6 +131,9 @@ class Settings(BaseModel):
     checkpoint_max_files: int = Field(default=DEFAULT_MAX_FILES, gt=0)
     checkpoint_max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, gt=0)
     checkpoint_keep_days: int = Field(default=DEFAULT_KEEP_DAYS, ge=0)
+    # Variables whose names look like secrets that a trusted workspace .mcp.json may still send
+    # as ${VAR} (a provider's key variable never: mcp/workspace_file.py VariablePolicy).
+    workspace_mcp_variables: list[str] = Field(default_factory=list)
 
     def checkpoint_limits(self) -> Limits:
         """What a checkpoint (and a rewind's capture of the files it replaces) covers."""

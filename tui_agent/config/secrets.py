@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..providers import PROTOCOLS
 from .model import Config
+
+if TYPE_CHECKING:
+    from ..mcp.workspace_file import VariablePolicy
 
 
 def key_values(config: Config | None, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -27,3 +31,16 @@ def key_values(config: Config | None, environ: Mapping[str, str] | None = None) 
     if config is not None:
         values += referenced_values(config.mcp_servers.values(), env)
     return list(dict.fromkeys(values))
+
+
+def workspace_variable_policy(config: Config, key_env: str | None = None) -> VariablePolicy:
+    """What a workspace's ``.mcp.json`` may send as ``${VAR}``: never a variable any profile (or
+    ``key_env``, the one in use) or protocol reads a key from; a secret-looking one only when
+    ``[settings] workspace_mcp_variables`` names it."""
+    from ..mcp.workspace_file import VariablePolicy
+
+    keys = {p.api_key_env for p in config.profiles.values() if p.api_key_env}
+    if key_env:
+        keys.add(key_env)
+    allowed = frozenset(config.settings.workspace_mcp_variables)
+    return VariablePolicy(provider_keys=frozenset(keys), allowed=allowed)

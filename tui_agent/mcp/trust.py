@@ -1,75 +1,66 @@
-"""Which workspaces' ``.mcp.json`` the person trusted, by keypress, after seeing the commands.
+"""Which workspaces' ``.mcp.json`` the person trusted, by keypress, after seeing the servers.
 
-The record is the file's SHA-256 per workspace folder, in the app's data folder: an edited file
-is not trusted until it was shown and accepted again. ``tui-agent run`` never asks.
+Trust is the file's SHA-256 per workspace folder (``workspace_trust.py``, the one store for a
+workspace's content): an edited file is not trusted until it was shown and accepted again. Even a
+trusted file's server does not start when it names a variable it may not send (``VariablePolicy``).
+``tui-agent run`` never asks.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 
-from ..session.paths import data_dir, ensure_private_dir
+from ..workspace_trust import is_trusted as _is_trusted
+from ..workspace_trust import trust as _trust
 from .config import McpConfigError, McpServerConfig
-from .workspace_file import WorkspaceServers, read_workspace_servers
+from .workspace_file import VariablePolicy, WorkspaceServers, read_workspace_servers
 
-TRUST_FILE = "trusted_mcp_workspaces.json"
+KIND = "mcp"
 _log = logging.getLogger("tui_agent.mcp")
 
 
-def _trust_path() -> Path:
-    return data_dir() / TRUST_FILE
-
-
-def _read() -> dict[str, str]:
-    try:
-        value = json.loads(_trust_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    if not isinstance(value, dict):
-        return {}
-    return {str(k): str(v) for k, v in value.items()}
-
-
 def is_trusted(declared: WorkspaceServers, workspace: Path) -> bool:
-    return _read().get(str(workspace)) == declared.digest
+    return _is_trusted(workspace, KIND, declared.digest)
 
 
 def trust(declared: WorkspaceServers, workspace: Path) -> None:
     """Remember that the person trusted exactly this file for this workspace."""
-    known = _read()
-    known[str(workspace)] = declared.digest
-    folder = ensure_private_dir(data_dir())
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".trust-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(known, out, indent=1, sort_keys=True)
-        os.replace(temp, _trust_path())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    _trust(workspace, {KIND: declared.digest})
+
+
+def startable(
+    declared: WorkspaceServers, policy: VariablePolicy, exclude: dict[str, McpServerConfig]
+) -> dict[str, McpServerConfig]:
+    """The servers of a trusted file that may start: not named in config.toml (the person's own
+    declaration wins) and naming no variable the policy refuses (each refusal is logged)."""
+    refused = declared.refused(policy)
+    for name, why in refused.items():
+        _log.warning("MCP server %r of %s not started: %s", name, declared.path, why)
+    return {
+        name: cfg
+        for name, cfg in declared.servers.items()
+        if name not in exclude and name not in refused
+    }
 
 
 def trusted_workspace_servers(
-    workspace: Path, exclude: dict[str, McpServerConfig]
+    workspace: Path,
+    exclude: dict[str, McpServerConfig],
+    policy: VariablePolicy,
+    *,
+    trusted: bool = False,
 ) -> dict[str, McpServerConfig]:
-    """The workspace's servers when its ``.mcp.json`` is trusted as it is now; else none.
-
-    Names already in config.toml are left out (the person's own declaration wins).
-    """
+    """The workspace's servers that may start when its ``.mcp.json`` is trusted as it is now
+    (or ``trusted``: the person said so for this run); else none."""
     try:
         declared = read_workspace_servers(workspace)
     except McpConfigError as exc:
         _log.warning("%s", exc)
         return {}
-    if declared is None or not is_trusted(declared, workspace):
+    if declared is None or not (trusted or is_trusted(declared, workspace)):
         return {}
-    return {name: cfg for name, cfg in declared.servers.items() if name not in exclude}
+    return startable(declared, policy, exclude)
 
 
 def untrusted_workspace_servers(workspace: Path) -> WorkspaceServers | None:

@@ -2,7 +2,8 @@
 
 ``commands/NAME.md`` in the config folder is always offered; ``.tui-agent/commands/NAME.md`` in
 the workspace only once the person trusted this workspace's templates as they are now (their
-names and contents are hashed; an added or edited file is asked about again). ``$ARGUMENTS`` in
+names and contents are hashed; an added or edited file is asked about again), and never when
+``.tui-agent`` or ``commands`` is a symlink that leads out of the workspace. ``$ARGUMENTS`` in
 the body is replaced by what follows the command; a body without it gets the arguments appended
 after a blank line. An optional front matter block (``---`` lines) may hold ``description: ...``;
 otherwise the first non-empty line is the description.
@@ -10,19 +11,19 @@ otherwise the first non-empty line is the description.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..session.paths import config_dir, data_dir, ensure_private_dir
+from ..session.paths import config_dir
+from ..workspace_trust import inside_workspace
+from ..workspace_trust import is_trusted as _is_trusted
+from ..workspace_trust import trust as _trust
 
-TRUST_FILE = "trusted_command_workspaces.json"
+KIND = "templates"
 MAX_TEMPLATE_BYTES = 64 * 1024
 MAX_TEMPLATES = 200
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
@@ -115,36 +116,13 @@ def templates_digest(templates: list[PromptTemplate]) -> str:
     return digest.hexdigest()
 
 
-def _trust_path() -> Path:
-    return data_dir() / TRUST_FILE
-
-
-def _trusted() -> dict[str, str]:
-    try:
-        value = json.loads(_trust_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
-
-
 def is_trusted(workspace: Path, templates: list[PromptTemplate]) -> bool:
-    return bool(templates) and _trusted().get(str(workspace)) == templates_digest(templates)
+    return bool(templates) and _is_trusted(workspace, KIND, templates_digest(templates))
 
 
 def trust(workspace: Path, templates: list[PromptTemplate]) -> None:
     """Remember that the person trusted exactly these templates for this workspace."""
-    known = _trusted()
-    known[str(workspace)] = templates_digest(templates)
-    folder = ensure_private_dir(data_dir())
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".trust-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(known, out, indent=1, sort_keys=True)
-        os.replace(temp, _trust_path())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    _trust(workspace, {KIND: templates_digest(templates)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,13 +131,17 @@ class Templates:
 
     usable: list[PromptTemplate]
     untrusted: list[PromptTemplate]
+    refused: Path | None = None  # the workspace's folder, refused: it leads outside (a symlink)
 
 
 def available_templates(workspace: Path | None) -> Templates:
     own = load_templates(config_templates_dir(), "config")
     if workspace is None:
         return Templates(own, [])
-    theirs = load_templates(workspace_templates_dir(workspace), "workspace")
+    folder = workspace_templates_dir(workspace)
+    if not inside_workspace(folder, workspace):
+        return Templates(own, [], refused=folder)
+    theirs = load_templates(folder, "workspace")
     names = {t.name for t in own}
     theirs = [t for t in theirs if t.name not in names]  # the person's own wins
     if theirs and is_trusted(workspace, theirs):

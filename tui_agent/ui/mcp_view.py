@@ -31,7 +31,10 @@ def attach_mcp(app: Any, host: SessionHost, *, ask_trust: bool = True) -> None:
     declared = untrusted_workspace_servers(host.workspace)
     if declared is None:
         return
+    from ..config.secrets import workspace_variable_policy
     from .screens.mcp_trust import McpTrustScreen
+
+    policy = workspace_variable_policy(host.config, host.profile.api_key_env)
 
     def answered(trusted: bool | None) -> None:
         if trusted:
@@ -40,15 +43,23 @@ def attach_mcp(app: Any, host: SessionHost, *, ask_trust: bool = True) -> None:
             text = f"{declared.path.name}: its MCP servers were not started (not trusted)"
             app.query_one(Transcript).add_notice(text, "info")
 
-    app.push_screen(McpTrustScreen(declared), answered)
+    app.push_screen(McpTrustScreen(declared, policy), answered)
 
 
 def _start_workspace_servers(app: Any, host: SessionHost, declared: Any) -> None:
     from ..agent.mcp_tools import attach_servers
-    from ..mcp.trust import trust
+    from ..config.secrets import workspace_variable_policy
+    from ..mcp.trust import startable, trust
 
     trust(declared, host.workspace)
-    configs = {n: c for n, c in declared.servers.items() if n not in host.config.mcp_servers}
+    policy = workspace_variable_policy(host.config, host.profile.api_key_env)
+    configs = startable(declared, policy, host.config.mcp_servers)
+    refused = declared.refused(policy)
+    for name, why in refused.items():
+        text = f"{declared.path.name}: MCP server {name!r} not started: {why}"
+        app.query_one(Transcript).add_notice(text, "warning")
+    if not configs:
+        return
     if host.mcp is None:
         host.mcp = attach_servers(host.agent, configs, host.workspace, host.redactor)
         _watch(app, host.mcp)

@@ -1,6 +1,7 @@
-"""Trust this workspace's prompt templates (``.tui-agent/commands/*.md``)? Each template's name
-and first lines, then one key: t trusts exactly these (an edited or added file is asked about
-again), n or Esc does not. Asked by /trust-templates; a key decides only once armed."""
+"""Trust this workspace's prompt templates (``.tui-agent/commands/*.md``)? Each template whole
+(its name, description and every line), then one key: t trusts exactly these (an edited or added
+file is asked about again), n or Esc does not. Asked by /trust-templates; a key decides only once
+armed and everything was scrolled through."""
 
 from __future__ import annotations
 
@@ -9,16 +10,8 @@ from typing import Any
 from ..prompting.templates import PromptTemplate, trust
 from .screens.trust_question import TrustQuestion
 
-PREVIEW_LINES = 4
-
 
 class TemplateTrustScreen(TrustQuestion):
-    DEFAULT_CSS = """
-    TemplateTrustScreen > Vertical { max-height: 90%; }
-    TemplateTrustScreen VerticalScroll { height: auto; max-height: 20; }
-    """
-    scrolls = True
-
     def __init__(self, templates: list[PromptTemplate]) -> None:
         super().__init__(
             "This workspace's .tui-agent/commands/ holds prompt templates. They become "
@@ -30,14 +23,12 @@ class TemplateTrustScreen(TrustQuestion):
 
 
 def preview(templates: list[PromptTemplate]) -> list[str]:
-    """Each template's name and description, then its first lines."""
+    """Each template's name and description, then every line of it (what /NAME sends)."""
     lines: list[str] = []
-    for template in templates:
-        lines.append(f"/{template.name} — {template.description}")
-        body = template.body.splitlines()
-        lines += [f"    {line}" for line in body[:PREVIEW_LINES]]
-        if len(body) > PREVIEW_LINES:
-            lines.append(f"    … ({len(body) - PREVIEW_LINES} more lines)")
+    count = len(templates)
+    for index, template in enumerate(templates, 1):
+        lines.append(f"template {index} of {count}: /{template.name} — {template.description}")
+        lines += [f"    {line}" for line in template.body.splitlines()]
     return lines
 
 
@@ -45,6 +36,16 @@ def ask_trust(app: Any) -> None:
     from .slash_commands import templates_of
 
     if app.host is None:
+        return
+    from ..prompting.templates import available_templates
+
+    refused = available_templates(app.host.workspace).refused
+    if refused is not None:
+        app.notify(
+            f"{refused} leads outside the workspace (a symlink): its templates are refused",
+            severity="warning",
+            markup=False,
+        )
         return
     _, untrusted = templates_of(app)
     if not untrusted:

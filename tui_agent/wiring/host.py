@@ -32,7 +32,7 @@ from ..config import (
 )
 from ..config.model import DEMO_PROFILE
 from ..config.resolve import AD_HOC_PROFILE
-from ..config.secrets import key_values
+from ..config.secrets import key_values, workspace_variable_policy
 from ..context.resume import ResumedContext, resumed_context
 from ..context.summary import detached
 from ..conversation import Message
@@ -246,7 +246,15 @@ async def open_host(
         retry_on_overflow=retry_on_overflow,
     )
     window_task = discover_window(agent, profile, client)
-    mcp = await start_mcp(agent, config, workspace, notices, wait=wait_for_tools, redactor=redactor)
+    mcp = await start_mcp(
+        agent,
+        config,
+        workspace,
+        notices,
+        wait=wait_for_tools,
+        policy=workspace_variable_policy(config, profile.api_key_env),
+        redactor=redactor,
+    )
     agent.calls.checkpoints = call_checkpoints(
         workspace, agent.calls.recorder, config.settings.checkpoint_limits()
     )
