@@ -119,7 +119,7 @@ async def test_every_field_is_shown_and_variables_are_named(env: AppEnv) -> None
             await pilot.pause(0.3)
             text = screen_text(app)
     assert "server 1 of 2: tool" in text and "server 2 of 2: web" in text
-    assert "cwd: /srv/elsewhere" in text
+    assert "cwd: /srv/elsewhere (starts in /srv/elsewhere)" in text
     assert "arg 3: /" in text
     assert 'env MODE = "fast"' in text
     assert 'env PROXY = "${HTTPS_PROXY}" — sends the variable $HTTPS_PROXY' in text

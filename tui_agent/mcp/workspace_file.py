@@ -24,6 +24,7 @@ from ..providers import PROTOCOLS
 from ..tools.environment import looks_secret
 from ..workspace_trust import inside_workspace
 from .config import McpConfigError, McpServerConfig, check_server_name
+from .start import start_folder
 
 FILE_NAME = ".mcp.json"
 MAX_FILE_BYTES = 256 * 1024
@@ -106,7 +107,7 @@ class WorkspaceServers:
             lines.append(f"server {index} of {count}: {name} — {what}")
             if name in refused:
                 lines.append(f"    NOT STARTED, even if trusted: {refused[name]}")
-            lines += [f"    {line}" for line in _fields(config)]
+            lines += [f"    {line}" for line in _fields(config, self.path.parent)]
         return lines
 
 
@@ -157,18 +158,19 @@ def _server(path: Path, name: str, entry: Any) -> McpServerConfig:
         raise McpConfigError(f"{path}: server {name!r}: {problem}") from None
 
 
-def _fields(config: McpServerConfig) -> list[str]:
+def _fields(config: McpServerConfig, workspace: Path) -> list[str]:
     """The server's every field that decides what runs or is sent, one per line."""
     if config.command is not None:
         lines = [f"command: {shlex.quote(config.command)}"]
         lines += [f"arg {i}: {shlex.quote(arg)}" for i, arg in enumerate(config.args, 1)]
         if not config.args:
             lines.append("args: none")
-        if config.cwd is None:
-            lines.append("cwd: the workspace")
-        else:
-            where = Path(config.cwd).expanduser()
-            lines.append(f"cwd: {shlex.quote(config.cwd)} (that is {where.absolute()})")
+        try:
+            folder = str(start_folder(config.cwd, workspace, from_workspace=True, where="cwd"))
+        except McpConfigError as exc:
+            folder = f"refused: {exc}"
+        named_cwd = "none" if config.cwd is None else shlex.quote(config.cwd)
+        lines.append(f"cwd: {named_cwd} (starts in {folder})")
         named = config.env
         label = "env"
     else:
