@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .detect import Capabilities, detect
+from .git_guard import git_folders
 from .host_view import host_view
 from .launch import Plan, preexec
 from .pids_cgroup import pids_group, pids_parent
@@ -85,7 +86,11 @@ def plan_for(
     # The demo workspace is readable though it lies in the (denied) data folder; the rest of
     # that folder stays denied: Landlock grants a folder and all beneath it, nothing above.
     readable = tuple(os.path.realpath(folder) for folder in unprotected)
-    rules = policy_rules(writable, denied, readable) if caps.landlock_abi else []
+    # The workspace's git folders: a read-only bind mount in the command's mount namespace, or,
+    # with Landlock alone, left out of the workspace's write grant (git_guard.py).
+    guarded = git_folders(writable[0]) if policy.mode is SandboxMode.WORKSPACE_WRITE else ()
+    by_rules = () if caps.namespaces else guarded
+    rules = policy_rules(writable, denied, readable, by_rules) if caps.landlock_abi else []
     kept = (os.path.realpath(private), *readable)
     real_workspace = os.path.realpath(workspace)
     view = host_view(real_workspace, kept, policy.network) if caps.namespaces else None
@@ -105,6 +110,7 @@ def plan_for(
         uid=os.getuid(),
         gid=os.getgid(),
         view=view,
+        read_only=guarded if caps.namespaces else (),
     )
 
 

@@ -27,7 +27,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import host_view, seccomp
+from . import git_guard, host_view, seccomp
 from . import landlock as ll
 from . import namespaces as ns
 from .limits import apply_limits
@@ -63,6 +63,7 @@ class Plan:
     network_filter: bytes = b""  # network off without a namespace: seccomp refuses inet sockets
     view: host_view.HostView | None = None  # host sockets hidden in the mount namespace
     scratch_mb: int = 1024  # size of each tmpfs covering a host folder (see host_view)
+    read_only: tuple[str, ...] = ()  # bind-mounted read-only in the namespace (git_guard.py)
 
 
 def preexec(plan: Plan) -> Callable[[], None]:
@@ -121,6 +122,7 @@ def _launch(plan: Plan) -> None:
         ns.mount_private_proc()
     if plan.view is not None:
         host_view.apply(plan.view, plan.scratch_mb)
+    git_guard.bind_read_only(plan.read_only)
     if plan.new_network:
         ns.loopback_up()
     _confine(plan)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .detect import Capabilities
 from .pids_cgroup import pids_parent
-from .policy import SandboxPolicy
+from .policy import SandboxMode, SandboxPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
         counted,
         f"at most {policy.max_processes} processes ({how}), {policy.memory_mb} MiB a process",
     )
-    return [files, network, services, processes, view, limits]
+    return [files, network, services, processes, view, limits, _git_folders(policy, caps)]
 
 
 def _host_services(policy: SandboxPolicy, caps: Capabilities) -> Protection:
@@ -80,6 +80,23 @@ def _host_services(policy: SandboxPolicy, caps: Capabilities) -> Protection:
         name,
         False,
         how + f"; abstract sockets stay reachable (Landlock ABI {caps.landlock_abi} < 6)",
+    )
+
+
+def _git_folders(policy: SandboxPolicy, caps: Capabilities) -> Protection:
+    """The workspace's git folders (see ``git_guard.py``)."""
+    name = "git folders read-only (no hook or config left for your next git)"
+    if not caps.landlock_abi:
+        return Protection(name, False, caps.landlock_reason)
+    if policy.mode is SandboxMode.READ_ONLY:
+        return Protection(name, True, "the whole workspace is read-only")
+    if caps.namespaces:
+        return Protection(name, True, "a read-only bind mount in the command's mount namespace")
+    return Protection(
+        name,
+        True,
+        "left out of Landlock's write grant (no mount namespace): new entries at the "
+        "workspace's top are refused in a repository",
     )
 
 

@@ -39,12 +39,17 @@ class Rule:
 
 
 def policy_rules(
-    writable: tuple[str, ...], denied: tuple[str, ...], readable: tuple[str, ...] = ()
+    writable: tuple[str, ...],
+    denied: tuple[str, ...],
+    readable: tuple[str, ...] = (),
+    read_only: tuple[str, ...] = (),
 ) -> list[Rule]:
     """Every rule a confined command gets. ``writable``: the workspace (unless read-only) and
     the private temporary folder; ``denied``: real paths (see ``policy.denied_real_paths``);
-    ``readable``: folders granted even inside a denied one (the demo workspace). A writable or
-    readable folder that holds a denied path is granted around it, never over it."""
+    ``readable``: folders granted even inside a denied one (the demo workspace); ``read_only``:
+    paths inside a writable folder that stay readable but not writable (the workspace's git
+    folders, see ``git_guard.py``). A writable or readable folder that holds a denied or
+    read-only path is granted around it, never over it."""
     refused = frozenset(denied)
     rules = [Rule("/", ll.READ_DIR, True)]
     _grant_beside("/", refused, _READ, rules)
@@ -54,7 +59,7 @@ def policy_rules(
     rules += [Rule(device, _READ | ll.IOCTL_DEV, False) for device in READ_DEVICES]
     rules += [Rule(d, ll.WRITE_FILE | ll.TRUNCATE | ll.IOCTL_DEV, False) for d in WRITE_DEVICES]
     for folder in writable:
-        _grant(folder, refused, ll.WRITE_RIGHTS | _READ, rules)
+        _grant(folder, refused | frozenset(read_only), ll.WRITE_RIGHTS | _READ, rules)
     return rules
 
 
