@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -109,13 +109,17 @@ class CallRunner:
         for task in self._running:
             task.cancel()
 
-    async def run_round(self, calls: tuple[ToolCall, ...], emit: Emit) -> CallRound:
+    async def run_round(
+        self, calls: tuple[ToolCall, ...], emit: Emit, offered: Collection[str] | None = None
+    ) -> CallRound:
+        """Validate, ask and run one turn's calls; ``offered``: the tools its request offered
+        (a call to any other is invalid, see ``validate_call``)."""
         results: dict[int, CallResult] = {}
         round_ = CallRound([])
         approved: list[_Approved] = []
         valid: list[tuple[int, ValidatedCall]] = []
         for index, call in enumerate(calls):
-            item = validate_call(self.registry, call)
+            item = validate_call(self.registry, call, offered)
             if isinstance(item, InvalidCall):
                 emit(CallInvalid(call.id, call.name, item.error))
                 self._decide(call, "invalid", digest="", by="policy", reason=item.error, emit=emit)

@@ -78,6 +78,7 @@ class Agent:
         self._stream_task: asyncio.Task[TurnResult] | None = None
         self._cancelled = False
         self._tool_list = ToolListLog(tools)
+        self._offered_names: frozenset[str] | None = None  # of the last request
         # The window, the summary of a compacted conversation, and how full it is. ``messages``
         # holds what follows the summary: context/ and compactor.py.
         self.context = context or ContextKeeper()
@@ -245,7 +246,9 @@ class Agent:
         """
         events: TaskEvents[AgentEvent] = TaskEvents()
         task = events.follow(
-            asyncio.ensure_future(self.calls.run_round(turn.tool_calls, events.put))
+            asyncio.ensure_future(
+                self.calls.run_round(turn.tool_calls, events.put, self._offered_names)
+            )
         )
         try:
             async for event in events:
@@ -272,6 +275,9 @@ class Agent:
     async def _stream(self) -> AsyncGenerator[AgentEvent | Turn | TruncatedTurn, None]:
         build = request_builder(self.protocol)
         tools, settings = self._offered()
+        # What the model could see: a call to a tool added after this is not one it was offered
+        # (plan mode's narrower list keeps its own refusal, with the reason).
+        self._offered_names = frozenset(tool.name for tool in self.tools)
         self._tool_list.before_request(self.recorder, tools)
         request = build(self.context.view(self.messages), tools, settings)
         events: TaskEvents[list[Progress] | RetryWait] = TaskEvents()

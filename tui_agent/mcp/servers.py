@@ -151,6 +151,12 @@ class McpServers:
         more = f", {starting} starting" if starting else ""
         return f"MCP {ready}/{len(enabled)} ready{more}"
 
+    def starting(self) -> list[str]:
+        """The enabled servers still starting: their tools are not offered yet."""
+        return [
+            c.name for c in self.connections.values() if c.config.enabled and c.status == "starting"
+        ]
+
     # -- events ---------------------------------------------------------------------------
 
     def _changed(self, _connection: McpConnection) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +42,19 @@ class InvalidCall:
     error: str
 
 
-def validate_call(registry: ToolRegistry, call: ToolCall) -> ValidatedCall | InvalidCall:
-    """Look up the tool, parse the argument string once, validate strictly (no coercion)."""
+def validate_call(
+    registry: ToolRegistry, call: ToolCall, offered: Collection[str] | None = None
+) -> ValidatedCall | InvalidCall:
+    """Look up the tool, parse the argument string once, validate strictly (no coercion).
+
+    ``offered``: the names of the tools the request offered the model. A call to any other
+    tool is an unknown tool, even when the registry has it by now (an MCP server that became
+    ready while the model answered): the model cannot have seen its schema.
+    """
     spec = registry.get(call.name)
-    if spec is None:
-        available = ", ".join(registry.names()) or "none"
+    if spec is None or (offered is not None and call.name not in offered):
+        names = registry.names() if offered is None else sorted(offered)
+        available = ", ".join(names) or "none"
         return InvalidCall(call, f"unknown tool {call.name!r}; available tools: {available}")
     try:
         arguments = parse_arguments(call.arguments)

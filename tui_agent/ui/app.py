@@ -198,6 +198,14 @@ class TuiAgentApp(SafeApp):
         attachments = self.prompt_tools.mentions.take_all()  # @files: chips above the box
         self.query_one(Transcript).add_user(text)
         show_attachments(self.query_one(Transcript), attachments)
+        starting = self.host.mcp.starting() if self.host.mcp is not None else []
+        if starting:  # the request offers only what is ready; a call to the rest is refused
+            names = ", ".join(starting)
+            self.query_one(Transcript).add_notice(
+                f"MCP server{'s' if len(starting) > 1 else ''} {names} still starting: "
+                "this message goes without their tools",
+                "warning",
+            )
         self._drive(self.host.agent.send(text, attachments))
 
     @work(exclusive=True, group="agent")
