@@ -169,3 +169,43 @@ def test_doctor_says_whether_git_protection_holds() -> None:
     assert not {p.name: p for p in protections(policy, none)}[name].active
     read_only = SandboxPolicy(mode=SandboxMode.READ_ONLY)
     assert {p.name: p for p in protections(read_only, none)}[name].active is False
+
+
+@pytest.mark.parametrize("where", ["repository", "personal", "include"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_hooks_folder_or_included_config_in_the_workspace_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, where: str
+) -> None:
+    """``core.hooksPath = .githooks`` (the repository's config, or the person's own) and a
+    config file the repository includes from the workspace: what the person's git would run
+    or read, kept read-only like ``.git``."""
+    ctx = _ctx(tmp_path, mode)
+    ws = ctx.workspace
+    _layout(ws, "folder")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    (ws / ".githooks").mkdir()
+    (ws / ".githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (ws / "project.gitconfig").write_text("[user]\n\tname = t\n")
+    if where == "repository":
+        _git(ws, "config", "core.hooksPath", ".githooks")
+    elif where == "personal":
+        (home / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    else:
+        _git(ws, "config", "include.path", "../project.gitconfig")
+    kept = ws / ("project.gitconfig" if where == "include" else ".githooks/pre-commit")
+    before = kept.read_bytes()
+    for attack in (
+        f"echo 'touch /tmp/owned' >> {kept.relative_to(ws)}",
+        f"rm -f {kept.relative_to(ws)}; mv {kept.relative_to(ws)} moved",
+        "printf '[core]\\n\\tfsmonitor = /tmp/x\\n' > project.gitconfig",
+        "printf '#!/bin/sh\\ntouch /tmp/owned\\n' > .githooks/post-checkout",
+    ):
+        await _run(ctx, attack)
+        assert kept.read_bytes() == before, attack
+    if where != "include":
+        assert not (ws / ".githooks" / "post-checkout").exists()
+    out = await _run(ctx, "echo b > src/b.txt")
+    assert not out.is_error and (ws / "src" / "b.txt").exists(), out.text

@@ -6,9 +6,15 @@ workspace's repository is protected:
 
 - **What**: ``.git`` at the workspace's top (a folder, or a ``.git`` file and the git folder it
   names when that lies in the workspace: a worktree, ``--separate-git-dir``), and the same one
-  level down (``sub/.git``: nested repositories at the top). A git folder outside the
-  workspace is not writable anyway. A ``.git`` the command itself creates is not protected (it
-  is its own).
+  level down (``sub/.git``: nested repositories at the top); the hooks folder
+  ``core.hooksPath`` names (in the repository's config or yours: ``.githooks``, husky's
+  ``.husky/_``) and a file the repository's config includes (``include.path``,
+  ``includeIf.*.path``, one level), when they lie in the workspace. A git folder outside the
+  workspace is not writable anyway. Not protected: a ``.git`` the command itself creates (it is
+  its own), a ``.git`` that is a symlink (the link can be replaced; its target inside the
+  workspace is protected), and the tracked files a hook of yours reads
+  (``.pre-commit-config.yaml``, ``.husky/pre-commit``): those are workspace files like any
+  other, and a change shows in ``git status``.
 - **With namespaces** (the command has a mount namespace of its own): each is bind-mounted over
   itself read-only before Landlock is applied; writes fail with "Read-only file system", the
   mount cannot be renamed, removed or undone (Landlock refuses mount and umount to the command),
@@ -27,6 +33,10 @@ from __future__ import annotations
 import ctypes
 import os
 import stat
+import subprocess
+from pathlib import Path
+
+from . import app_git
 
 _MS_RDONLY = 1
 _MS_NOSUID = 2
@@ -93,16 +103,110 @@ def _add_repo(folder: str, root: str, found: list[str]) -> None:
         info = os.lstat(dot_git)
     except OSError:
         return
+    gitdir = os.path.realpath(dot_git)
+    common = ""
     if stat.S_ISREG(info.st_mode):
         _add(dot_git, root, found)
-        target = _gitdir_of(dot_git)
-        if target:
-            _add(target, root, found)
-            common = _common_dir(target)
+        gitdir = os.path.realpath(_gitdir_of(dot_git) or dot_git)
+        if gitdir != os.path.realpath(dot_git):
+            _add(gitdir, root, found)
+            common = _common_dir(gitdir)
             if common:
                 _add(common, root, found)
     elif stat.S_ISDIR(info.st_mode) or stat.S_ISLNK(info.st_mode):
-        _add(os.path.realpath(dot_git), root, found)
+        _add(gitdir, root, found)
+    else:
+        return
+    hooks = _hooks_path(folder, (gitdir, common))
+    if hooks and os.path.isdir(hooks):
+        _add(hooks, root, found)
+    for config in {os.path.join(d, n) for d in (gitdir, common) if d for n in _CONFIG_FILES}:
+        for included in _includes(config, folder):
+            if os.path.isfile(included):
+                _add(included, root, found)
+
+
+_CONFIG_FILES = ("config", "config.worktree")
+
+
+def _includes(config: str, worktree: str) -> list[str]:
+    """The files a repository config file includes (``include.path``, ``includeIf.*.path``):
+    one inside the workspace would let a command set anything in the config."""
+    if not _may_matter(config, (b"include",)):
+        return []
+    try:
+        done = app_git.run(
+            [
+                "config",
+                "--file",
+                config,
+                "--type=path",
+                "--get-regexp",
+                r"^include(if\..*)?\.path$",
+            ],
+            workspace=None,
+            cwd=Path(worktree),
+            timeout=_HOOKS_TIMEOUT_S,
+        )
+    except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
+        return []
+    found = []
+    for line in done.stdout.splitlines():
+        _key, _, value = os.fsdecode(line).partition(" ")
+        if value:  # relative: to the file holding the include
+            found.append(os.path.realpath(os.path.join(os.path.dirname(config), value)))
+    return found
+
+
+def _hooks_path(worktree: str, gitdirs: tuple[str, ...]) -> str:
+    """The folder ``core.hooksPath`` names for the repository at ``worktree`` ('' if none):
+    each config file read on its own, the strongest first (``config.worktree``, the
+    repository's, yours), includes and ``~`` resolved by git; git is asked only about a file
+    that could set it."""
+    files = [os.path.join(d, "config.worktree") for d in gitdirs if d]
+    files += [os.path.join(d, "config") for d in reversed(gitdirs) if d]
+    files.append(_personal_config())
+    for path in files:
+        if not _may_matter(path):
+            continue
+        try:
+            done = app_git.run(
+                ["config", "--file", path, "--includes", "--type=path", "--get", "core.hooksPath"],
+                workspace=None,
+                cwd=Path(worktree),
+                timeout=_HOOKS_TIMEOUT_S,
+            )
+        except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
+            return ""
+        value = os.fsdecode(done.stdout.rstrip(b"\n")) if done.returncode == 0 else ""
+        if value:  # relative: to the work tree's top, where git runs hooks
+            return os.path.realpath(os.path.join(worktree, value))
+    return ""
+
+
+_HOOKS_TIMEOUT_S = 5.0
+
+
+def _personal_config() -> str:
+    """The person's own git config file (``~/.gitconfig``, else the XDG one), '' if none."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    for path in (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")):
+        if os.path.isfile(path):
+            return path
+    return ""
+
+
+def _may_matter(path: str, words: tuple[bytes, ...] = (b"hookspath", b"include")) -> bool:
+    """Whether a config file holds one of ``words`` (so git is asked about it only then)."""
+    if not path:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(1 << 20).lower()
+    except OSError:
+        return False
+    return any(word in text for word in words)
 
 
 def _add(path: str, root: str, found: list[str]) -> None:
