@@ -17,7 +17,8 @@ from pathlib import Path
 from .detect import Capabilities, detect
 from .git_guard import git_folders
 from .host_view import host_view
-from .launch import Plan, preexec
+from .launch import FORK_REFUSALS, Plan, preexec
+from .memory_cgroup import counter, memory_group, memory_parent
 from .pids_cgroup import pids_group, pids_parent
 from .policy import SandboxMode, SandboxPolicy, denied_real_paths
 from .rules import policy_rules
@@ -31,6 +32,20 @@ class Launch:
     preexec: Callable[[], None] | None
     env: dict[str, str]
     report_fd: int = -1
+    pids_events: str = ""  # the call's pids group's pids.events ("" without one)
+    memory_events: str = ""  # the call's memory group's OOM counter file ("" without one)
+    max_processes: int = 0
+    memory_mb: int = 0
+
+    def limits_hit(self) -> tuple[str, ...]:
+        """Why the sandbox stopped the command at a limit (ask once, after it ended, while the
+        groups still exist): as many forks refused as a fork bomb makes, an OOM kill."""
+        stopped = []
+        if counter(self.pids_events, "max") >= FORK_REFUSALS:
+            stopped.append(f"stopped: it tried to run more than {self.max_processes} processes")
+        if counter(self.memory_events, "oom_kill"):
+            stopped.append(f"stopped: it used more than {self.memory_mb} MiB of memory in total")
+        return tuple(stopped)
 
     def stopped_leftovers(self) -> bool:
         """True when the sandbox stopped processes the command left running (ask once, after
@@ -62,9 +77,27 @@ def confinement(
     try:
         plan = plan_for(policy, workspace, protected, caps, private, unprotected)
         # The launcher and the init count too: the command itself keeps max_processes.
-        with pids_group(policy.max_processes + 2, pids_parent()) as procs:
-            plan = replace(plan, report_fd=report_write, pids_procs=procs)
-            yield Launch(preexec(plan), _tmp(private), report_read)
+        with (
+            pids_group(policy.max_processes + 2, pids_parent()) as procs,
+            memory_group(policy.memory_mb, memory_parent(), procs) as memory,
+        ):
+            plan = replace(
+                plan,
+                report_fd=report_write,
+                pids_procs=procs,
+                memory_procs=memory.procs,
+                memory_events=memory.events,
+            )
+            pids_events = os.path.join(os.path.dirname(procs), "pids.events") if procs else ""
+            yield Launch(
+                preexec(plan),
+                _tmp(private),
+                report_read,
+                pids_events,
+                memory.events,
+                policy.max_processes,
+                policy.memory_mb,
+            )
     finally:
         os.close(report_write)
         os.close(report_read)

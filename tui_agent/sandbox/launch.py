@@ -24,6 +24,7 @@ import ctypes
 import os
 import signal
 import struct
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -64,6 +65,8 @@ class Plan:
     view: host_view.HostView | None = None  # host sockets hidden in the mount namespace
     scratch_mb: int = 1024  # size of each tmpfs covering a host folder (see host_view)
     read_only: tuple[str, ...] = ()  # bind-mounted read-only in the namespace (git_guard.py)
+    memory_procs: str = ""  # cgroup.procs of the command's memory group (see memory_cgroup)
+    memory_events: str = ""  # the file whose oom_kill counts the group's OOM kills
 
 
 def preexec(plan: Plan) -> Callable[[], None]:
@@ -101,6 +104,12 @@ def _launch(plan: Plan) -> None:
             join(plan.pids_procs)
         except OSError as exc:
             raise OSError(exc.errno, f"cannot join the process limit's cgroup ({exc})") from None
+    if plan.memory_procs:
+        try:
+            join(plan.memory_procs)
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot join the memory limit's cgroup ({exc})") from None
+    watched = _watched_files(plan)
     if not plan.namespaces:
         _confine(plan)
         _become_command(plan, original_mask)
@@ -131,8 +140,8 @@ def _launch(plan: Plan) -> None:
         os.close(status_write)
         _become_command(plan, original_mask)
         return
-    _closefds_except({status_write, plan.report_fd})
-    _init(command, status_write, plan)
+    _closefds_except({status_write, plan.report_fd, *watched})
+    _init(command, status_write, plan, watched)
 
 
 def _confine(plan: Plan) -> None:
@@ -188,15 +197,61 @@ def _launcher(init: int, status_read: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else SETUP_FAILED)
 
 
-def _init(command: int, status_write: int, plan: Plan) -> None:
+def _watched_files(plan: Plan) -> tuple[int, int]:
+    """The pids group's pids.events and the memory group's events, opened before the command
+    could change anything (-1 for none). Close-on-exec: the command never holds them."""
+    pids_events = os.path.dirname(plan.pids_procs) + "/pids.events" if plan.pids_procs else ""
+    files = []
+    for path in (pids_events, plan.memory_events):
+        try:
+            files.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC) if path else -1)
+        except OSError:
+            files.append(-1)
+    return files[0], files[1]
+
+
+# Forks the pids cgroup refused before the command counts as a fork bomb and is stopped (a
+# shell retries a refused fork a few times; a bomb is refused thousands of times a second).
+FORK_REFUSALS = 50
+
+
+def _counter(fd: int, name: bytes) -> int:
+    if fd < 0:
+        return 0
+    try:
+        text = os.pread(fd, 512, 0)
+    except OSError:
+        return 0
+    for line in text.splitlines():
+        key, _, value = line.partition(b" ")
+        if key == name and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def _watch(plan: Plan, watched: tuple[int, int]) -> None:
+    """Stop the command at a limit it keeps hitting: forks refused by the pids cgroup, a kill
+    by the memory cgroup's OOM killer (the app's result says which, from the same counters), or
+    past ``max_processes`` in the private /proc where no cgroup counts. May not return."""
+    if _counter(watched[0], b"max") >= FORK_REFUSALS or _counter(watched[1], b"oom_kill"):
+        os.kill(-1, signal.SIGKILL)
+        os._exit(128 + signal.SIGKILL)
+    if plan.fresh_proc and plan.max_processes and _too_many(plan.max_processes):
+        _stop_all(f"it ran more than {plan.max_processes} processes at once")
+
+
+def _init(command: int, status_write: int, plan: Plan, watched: tuple[int, int]) -> None:
     """PID 1 of the namespace: reap, pass on stop signals, end with the command, and stop a
-    command that runs more than ``max_processes`` processes (RLIMIT_NPROC does not bind root,
-    so with a private /proc it counts them). Never returns."""
+    command at its limits (see ``_watch``); every ``_WATCH_S`` even while children keep ending
+    (each end is a SIGCHLD). Never returns."""
+    checked = time.monotonic()
     while True:
         info = signal.sigtimedwait(_WAITED, _WATCH_S)
+        now = time.monotonic()
+        if now - checked >= _WATCH_S:
+            checked = now
+            _watch(plan, watched)
         if info is None:
-            if plan.fresh_proc and plan.max_processes and _too_many(plan.max_processes):
-                _stop_all(f"it ran more than {plan.max_processes} processes at once")
             continue
         if info.si_signo != signal.SIGCHLD:
             with contextlib.suppress(OSError):

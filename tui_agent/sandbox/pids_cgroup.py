@@ -29,7 +29,7 @@ _left: list[Path] = []  # groups that were not empty yet when their call ended
 _swept = False
 
 
-def _mounts() -> list[tuple[str, str, set[str]]]:
+def cgroup_mounts() -> list[tuple[str, str, set[str]]]:
     """(mount point, type, options) of each cgroup file system."""
     found = []
     try:
@@ -44,7 +44,7 @@ def _mounts() -> list[tuple[str, str, set[str]]]:
     return found
 
 
-def _own_paths() -> dict[str, str]:
+def own_cgroups() -> dict[str, str]:
     """The app's own cgroup per hierarchy: "pids" (v1) and "" (v2) -> its path."""
     paths: dict[str, str] = {}
     try:
@@ -64,8 +64,8 @@ def pids_parent() -> Path | None:
     once per process: the mounts and the app's own cgroup do not change under it)."""
     if os.geteuid() != 0:
         return None  # RLIMIT_NPROC binds: no group needed
-    own = _own_paths()
-    for point, kind, options in _mounts():
+    own = own_cgroups()
+    for point, kind, options in cgroup_mounts():
         if kind == "cgroup" and "pids" in options and "pids" in own:
             parent = Path(point + own["pids"])
         elif kind == "cgroup2" and "" in own:
@@ -83,7 +83,7 @@ def pids_parent() -> Path | None:
     return None
 
 
-def _remove(group: Path) -> bool:
+def remove_group(group: Path) -> bool:
     try:
         group.rmdir()
     except FileNotFoundError:
@@ -107,15 +107,20 @@ def _sweep(parent: Path) -> None:
     """Remove what earlier calls left: this app's groups that were still busy, and the groups of
     apps that are gone (a group is only ever removed when no process is left in it)."""
     global _swept
-    _left[:] = [group for group in _left if not _remove(group)]
+    _left[:] = [group for group in _left if not remove_group(group)]
     if _swept:
         return
     _swept = True
+    sweep_dead(parent)
+
+
+def sweep_dead(parent: Path) -> None:
+    """Remove the groups under ``parent`` of apps that are gone."""
     with contextlib.suppress(OSError):
         for entry in parent.iterdir():
             pid = entry.name.removeprefix(PREFIX).split("-", 1)[0]
             if entry.name.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
-                _remove(entry)
+                remove_group(entry)
 
 
 @contextlib.contextmanager
@@ -135,13 +140,13 @@ def pids_group(limit: int, parent: Path | None) -> Iterator[str]:
     try:
         (group / "pids.max").write_text(str(limit))
     except OSError:
-        _remove(group)
+        remove_group(group)
         yield ""
         return
     try:
         yield str(group / "cgroup.procs")
     finally:
-        if not _remove(group):
+        if not remove_group(group):
             _left.append(group)  # its last processes are still being reaped
 
 

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from .detect import Capabilities
+from .memory_cgroup import memory_parent
 from .pids_cgroup import pids_parent
 from .policy import SandboxMode, SandboxPolicy
 
@@ -15,6 +16,9 @@ class Protection:
     name: str
     active: bool
     why: str  # how it is provided, or why it is missing
+    # False: a bound that is good to have but whose absence is no way out of the sandbox
+    # (doctor shows it as absent; approvals do not warn and doctor's exit status ignores it).
+    essential: bool = True
 
 
 def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
@@ -58,7 +62,48 @@ def protections(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
         counted,
         f"at most {policy.max_processes} processes ({how}), {policy.memory_mb} MiB a process",
     )
-    return [files, network, services, processes, view, limits, _git_folders(policy, caps)]
+    return [
+        files,
+        network,
+        services,
+        processes,
+        view,
+        limits,
+        _git_folders(policy, caps),
+        *_stops(policy, caps),
+    ]
+
+
+def _stops(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
+    """A fork bomb stopped (not left at the limit until the timeout), memory bounded in total."""
+    if os.geteuid() == 0 and pids_parent() is not None and caps.namespaces:
+        bomb = Protection(
+            "fork bomb stopped", True, "the pids cgroup counts refused forks; the init stops it"
+        )
+    elif os.geteuid() == 0 and caps.namespaces and caps.fresh_proc:
+        bomb = Protection("fork bomb stopped", True, "the init's count in its private /proc")
+    else:
+        bomb = Protection(
+            "fork bomb stopped",
+            False,
+            "held at the process limit until the call's timeout: no pids cgroup counts the "
+            "refused forks here",
+            essential=False,
+        )
+    if memory_parent() is not None:
+        memory = Protection(
+            "total memory",
+            True,
+            f"at most {policy.memory_mb} MiB for all the command's processes (a memory cgroup)",
+        )
+    else:
+        memory = Protection(
+            "total memory",
+            False,
+            "no memory cgroup can be made here: only each process's address space is bounded",
+            essential=False,
+        )
+    return [bomb, memory]
 
 
 def _host_services(policy: SandboxPolicy, caps: Capabilities) -> Protection:
@@ -115,7 +160,7 @@ def _process_limit(caps: Capabilities) -> tuple[bool, str]:
 
 def missing(policy: SandboxPolicy, caps: Capabilities) -> list[str]:
     """The names of the protections ``policy`` wants and this machine cannot give."""
-    return [p.name for p in protections(policy, caps) if not p.active]
+    return [p.name for p in protections(policy, caps) if not p.active and p.essential]
 
 
 def approval_warning(policy: SandboxPolicy | None, caps: Capabilities) -> str:
@@ -134,7 +179,7 @@ def report(policy: SandboxPolicy, caps: Capabilities) -> str:
     """``tui-agent doctor``: one line per protection."""
     lines = [f"sandbox: {policy.label()}"]
     for item in protections(policy, caps):
-        mark = "active " if item.active else "MISSING"
+        mark = "active " if item.active else "MISSING" if item.essential else "absent "
         lines.append(f"  [{mark}] {item.name}: {item.why}")
     if not policy.confined:
         return "\n".join(lines)

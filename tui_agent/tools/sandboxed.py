@@ -37,6 +37,7 @@ async def run_sandboxed(
         )
         if launch.stopped_leftovers():
             result = replace(result, stopped_leftovers=True)
+        notes = (*notes, *launch.limits_hit())
     output = describe_result(result, timeout_s=timeout_s, notes=notes)
     extra = blocked_notes(output.text, output.is_error, policy)
     if not extra:
