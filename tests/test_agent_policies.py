@@ -238,13 +238,13 @@ async def test_kept_command_and_prefix_rules_apply_to_later_turns(tmp_path: Path
     async with agent_over(
         protocol,
         tmp_path,
-        Reply(call_ops(run("call_1", "echo one"), run("call_2", "git status"))),
-        Reply(call_ops(run("call_3", "echo one"), run("call_4", "git status --short"))),
-        Reply(call_ops(run("call_5", "echo two"), run("call_6", "git status; rm -rf ."))),
+        Reply(call_ops(run("call_1", "echo one"), run("call_2", "ls -a"))),
+        Reply(call_ops(run("call_3", "echo one"), run("call_4", "ls -a -l"))),
+        Reply(call_ops(run("call_5", "echo two"), run("call_6", "ls -a; rm -rf ."))),
         answer(protocol),
         approver=ScriptedApprover(
             approve(remember=AllowCommand("echo one")),
-            approve(remember=AllowCommandPrefix(("git", "status"))),
+            approve(remember=AllowCommandPrefix(("ls", "-a"))),
             deny(),
             deny(),
         ),
@@ -279,10 +279,10 @@ async def test_saved_to_config_writes_the_rule_into_config_toml(tmp_path: Path) 
     config_path = tmp_path / "config.toml"
     config_path.write_text("# mine\n[settings]\nmax_tokens = 100\n")
     decisions = [
-        approve(remember=AllowCommandPrefix(("git", "log")), persist=True),
+        approve(remember=AllowCommandPrefix(("wc", "-l")), persist=True),
         approve(remember=AllowTool("write_file"), persist=True),
     ]
-    calls = [("call_G", "run_command", {"command": "git log -1 || true"}), WRITE]
+    calls = [("call_G", "run_command", {"command": "wc -l < /dev/null || true"}), WRITE]
     async with agent_over(
         protocol,
         tmp_path,
@@ -294,11 +294,11 @@ async def test_saved_to_config_writes_the_rule_into_config_toml(tmp_path: Path) 
         events = await h.send("go")
         notices = [n.text for n in of_type(events, Notice)]
         assert notices == [
-            f"saved to config.toml: {AllowCommandPrefix(('git', 'log')).describe()}",
+            f"saved to config.toml: {AllowCommandPrefix(('wc', '-l')).describe()}",
             "saved to config.toml: always allow write_file",
         ]
     saved = load_config(config_path)
-    assert saved.approval.rules() == [AllowTool("write_file"), AllowCommandPrefix(("git", "log"))]
+    assert saved.approval.rules() == [AllowTool("write_file"), AllowCommandPrefix(("wc", "-l"))]
     assert saved.settings.max_tokens == 100
     assert config_path.read_text().startswith("# mine\n")
     assert config_path.stat().st_mode & 0o777 == 0o600

@@ -49,13 +49,13 @@ def test_unknown_risk_is_not_read() -> None:
 
 
 def test_rules_apply_in_ask_mode_with_their_description() -> None:
-    rules = SessionRules([AllowTool("write_file"), AllowCommandPrefix(("git", "status"))])
+    rules = SessionRules([AllowTool("write_file"), AllowCommandPrefix(("ls", "-a"))])
     policy = ApprovalPolicy(ApprovalMode.ASK, rules)
     assert policy.auto_approval("write_file", "write", {}) == "always allow write_file"
-    assert policy.auto_approval("run_command", "execute", {"command": "git status -s"}) == (
-        "always allow run_command when the command starts with: git status"
+    assert policy.auto_approval("run_command", "execute", {"command": "ls -a -s"}) == (
+        "always allow run_command when the command starts with: ls -a"
     )
-    assert policy.auto_approval("run_command", "execute", {"command": "git push"}) is None
+    assert policy.auto_approval("run_command", "execute", {"command": "ls -l"}) is None
 
 
 def test_mode_can_be_switched_and_rules_revoked() -> None:

@@ -49,19 +49,19 @@ def test_exact_command_rule_may_hold_operators() -> None:
 
 
 def test_prefix_rule() -> None:
-    rule = AllowCommandPrefix(("git", "status"))
-    assert rule.matches("run_command", cmd("git status --short"))
-    assert not rule.matches("run_command", cmd("git statusx"))
-    assert not rule.matches("run_command", cmd("git status; rm -rf /"))
-    assert not rule.matches("run_command", cmd("git status\nrm -rf /"))
-    assert not rule.matches("run_command", {"command": ["git", "status"]})
-    assert not rule.matches("read_file", cmd("git status"))
-    assert rule.describe() == "always allow run_command when the command starts with: git status"
+    rule = AllowCommandPrefix(("ls", "-a"))
+    assert rule.matches("run_command", cmd("ls -a --color"))
+    assert not rule.matches("run_command", cmd("ls -ax"))
+    assert not rule.matches("run_command", cmd("ls -a; rm -rf /"))
+    assert not rule.matches("run_command", cmd("ls -a\nrm -rf /"))
+    assert not rule.matches("run_command", {"command": ["ls", "-a"]})
+    assert not rule.matches("read_file", cmd("ls -a"))
+    assert rule.describe() == "always allow run_command when the command starts with: ls -a"
 
 
 def test_prefix_rule_parse_and_text_round_trip() -> None:
-    rule = AllowCommandPrefix.parse("git commit -m 'two words'")
-    assert rule.words == ("git", "commit", "-m", "two words")
+    rule = AllowCommandPrefix.parse("grep -n 'two words'")
+    assert rule.words == ("grep", "-n", "two words")
     assert AllowCommandPrefix.parse(rule.text) == rule
 
 
@@ -91,17 +91,17 @@ def test_always_key_remembers_exact_command_for_run_command() -> None:
 
 def test_session_rules_add_match_revoke() -> None:
     rules = SessionRules([AllowTool("read_file")])
-    prefix = AllowCommandPrefix(("git", "diff"))
+    prefix = AllowCommandPrefix(("grep", "-n"))
     rules.add(prefix)
     rules.add(prefix)  # kept once
     assert rules.rules() == [AllowTool("read_file"), prefix]
-    assert rules.matching("run_command", cmd("git diff HEAD")) == prefix
+    assert rules.matching("run_command", cmd("grep -n x README")) == prefix
     assert rules.matching("read_file", {}) == AllowTool("read_file")
     assert rules.matching("write_file", {}) is None
 
     assert rules.revoke(prefix) is True
     assert rules.revoke(prefix) is False
-    assert rules.matching("run_command", cmd("git diff HEAD")) is None
+    assert rules.matching("run_command", cmd("grep -n x README")) is None
     assert rules.rules() == [AllowTool("read_file")]
 
 

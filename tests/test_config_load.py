@@ -22,7 +22,7 @@ max_tokens = 4096
 mode = "auto-read"
 allowed_tools = ["read_file"]
 allowed_commands = ["npm test"]
-allowed_command_prefixes = ["git diff", "git log --oneline"]
+allowed_command_prefixes = ["grep -n", "ls -la --color"]
 
 [profiles.gpt]
 protocol = "openai-responses"
@@ -82,8 +82,8 @@ def test_example_file(tmp_path: Path) -> None:
     assert config.approval.rules() == [
         AllowTool("read_file"),
         AllowCommand("npm test"),
-        AllowCommandPrefix(("git", "diff")),
-        AllowCommandPrefix(("git", "log", "--oneline")),
+        AllowCommandPrefix(("grep", "-n")),
+        AllowCommandPrefix(("ls", "-la", "--color")),
     ]
     assert [tool["name"] for tool in config.tools] == ["word_count"]
 

@@ -64,7 +64,7 @@ allowed_commands = [
     "git status",
 ]
 allowed_command_prefixes = [
-    "git diff",
+    "grep -n",
 ]
 
 # The profile I use most.
@@ -86,9 +86,9 @@ program = "wc"
 def test_only_the_approval_table_changes(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(BEFORE, encoding="utf-8")
-    remember_rule(path, AllowCommandPrefix(("git", "diff")))
+    remember_rule(path, AllowCommandPrefix(("grep", "-n")))
     assert path.read_text(encoding="utf-8") == AFTER
-    assert load_config(path).approval.rules()[-1] == AllowCommandPrefix(("git", "diff"))
+    assert load_config(path).approval.rules()[-1] == AllowCommandPrefix(("grep", "-n"))
 
 
 def test_remember_is_idempotent_and_forget_removes(tmp_path: Path) -> None:

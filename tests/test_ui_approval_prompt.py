@@ -36,7 +36,7 @@ from .approval_prompt_app import (
 
 SIZE = (120, 40)
 READ = make_request("read_file", {"path": "src/app.py"}, position=1, total=2)
-RUN = make_request("run_command", {"command": "git status --short"})
+RUN = make_request("run_command", {"command": "ls -la src"})
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def _type(text: str) -> list[str]:
     [
         (READ, ["y"], approve()),
         (READ, ["t"], approve(remember=AllowTool("read_file"))),
-        (RUN, ["t"], approve(remember=AllowCommand("git status --short"))),
+        (RUN, ["t"], approve(remember=AllowCommand("ls -la src"))),
         (READ, ["A"], approve(approve_rest=True)),
         (READ, ["n"], deny()),
         (READ, ["escape"], cancel()),
@@ -70,7 +70,7 @@ def _type(text: str) -> list[str]:
         (READ, ["r", "x", "escape", "y"], approve()),  # Esc backs out of the reason
         (READ, ["r", "x", "ctrl+c", "n"], deny()),  # and so does Ctrl+C (not copy)
         (READ, ["e", "ctrl+c", "escape"], cancel()),
-        (RUN, ["p", "enter"], approve(remember=AllowCommandPrefix(("git", "status")))),
+        (RUN, ["p", "enter"], approve(remember=AllowCommandPrefix(("ls",)))),
     ],
 )
 async def test_each_key_gives_its_decision(
@@ -181,22 +181,20 @@ async def test_prefix_shows_the_rule_before_keeping_it(workspace: Path) -> None:
         await wait_until_armed(pilot, prompt)
         await pilot.press("p")
         assert prompt.mode == "prefix"
-        assert app.query_one("#prefix", Input).value == "git status"
-        rule = AllowCommandPrefix(("git", "status")).describe()
-        assert rule in screen_text(app)
+        assert app.query_one("#prefix", Input).value == "ls"
+        assert AllowCommandPrefix(("ls",)).describe() in screen_text(app)
         assert app.decisions == []
-        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace")
-        await pilot.press("backspace", "backspace")
+        await pilot.press("backspace", "backspace", *_type("git"))
         assert app.query_one("#prefix", Input).value == "git"
-        assert "a git prefix rule must name one of these subcommands" in screen_text(app)
+        assert "git runs programs named in the repository's own .git/config" in screen_text(app)
         await pilot.press("escape")  # backs out: nothing kept
         assert _mode(prompt) == "choose"
         assert app.decisions == []
-        await pilot.press("p", *["backspace"] * 10, *_type("git diff"), "enter")
-        assert "this command does not start with: git diff" in screen_text(app)
+        await pilot.press("p", *["backspace"] * 10, *_type("ls -l"), "enter")
+        assert "this command does not start with: ls -l" in screen_text(app)
         assert app.decisions == []
-        await pilot.press(*["backspace"] * 4, *_type("status"), "enter")
-        assert app.decisions == [approve(remember=AllowCommandPrefix(("git", "status")))]
+        await pilot.press("backspace", *_type("la"), "enter")
+        assert app.decisions == [approve(remember=AllowCommandPrefix(("ls", "-la")))]
 
 
 @pytest.mark.parametrize(
@@ -206,7 +204,19 @@ async def test_prefix_shows_the_rule_before_keeping_it(workspace: Path) -> None:
         (READ, "prefix rules are for run_command only"),
         (
             make_request("run_command", {"command": "bash -c 'touch a; touch b'"}),
-            "bash runs code or a command given in its arguments",
+            "bash is a shell: it runs the commands in its arguments",
+        ),
+        (
+            make_request("run_command", {"command": "prlimit --nofile=64 sh -c 'touch a'"}),
+            "prlimit runs the command given in its arguments",
+        ),
+        (
+            make_request("run_command", {"command": "pytest -q tests"}),
+            "pytest runs code from the project's own files",
+        ),
+        (
+            make_request("run_command", {"command": "/usr/bin/ls -la"}),
+            "a prefix rule names a program without a folder",
         ),
         (
             make_request("run_command", {"command": "find . -exec touch a {} +"}),

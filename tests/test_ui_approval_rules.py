@@ -36,7 +36,7 @@ async def test_rules_screen_revokes_and_saves(
         assert app.host is not None
         rules = app.host.policy.rules
         rules.add(AllowTool("read_file"))
-        rules.add(AllowCommandPrefix(("git", "status")))
+        rules.add(AllowCommandPrefix(("ls", "-a")))
         await pilot.press("f4")
         await pilot.pause()
         assert isinstance(app.screen, ApprovalRulesScreen)
@@ -50,7 +50,7 @@ async def test_rules_screen_revokes_and_saves(
         assert saved["approval"]["allowed_tools"] == ["read_file"]
         await pilot.press("d")
         await pilot.pause()
-        assert rules.rules() == [AllowCommandPrefix(("git", "status"))]
+        assert rules.rules() == [AllowCommandPrefix(("ls", "-a"))]
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ApprovalRulesScreen)

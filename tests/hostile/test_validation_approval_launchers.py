@@ -1,10 +1,12 @@
-"""Validation and approval, part 4: a prefix rule never widens to code given inline.
+"""Validation and approval, part 4: a prefix rule never widens to code given inline or planted.
 
-A prefix rule for an interpreter or launcher (``bash``, ``python``, ``env``, ``xargs``, ``sudo``,
-``timeout``, ``find -exec``, ``git -c``...) would allow ``bash -c '...; ...'`` unasked. Such a
-rule is refused when it is made (typed, offered by ``p``, read from config.toml) and, if one is
-built around that check, it still never matches. End to end through the Agent over the fake
-provider, where a command that would have run leaves a file behind.
+A prefix rule for an interpreter, launcher, build tool or test runner (``bash``, ``python``,
+``env``, ``prlimit``, ``ssh-agent``, ``run-parts``, ``pytest``, ``find -exec``, ``git``...) would
+allow ``bash -c '...; ...'`` or a planted ``conftest.py`` unasked. A prefix rule may only name a
+program on the allowlist (``PREFIX_PROGRAMS``); any other is refused when it is made (typed,
+offered by ``p``, read from config.toml) and, if one is built around that check, it still never
+matches. End to end through the Agent over the fake provider, where a command that would have
+run leaves a file behind.
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ INLINE: dict[str, str] = {
     "a variable before the program": "PAGER='touch hit_35' git log",
     "rg --pre": "rg --pre ./hit.sh x",
     "tar old-style I": "tar cIf 'sh -c touch' a.tar .",
+    "prlimit": "prlimit --nofile=64 sh -c 'touch hit_36'",
+    "ssh-agent": "ssh-agent sh -c 'touch hit_37'",
+    "run-parts": "run-parts parts",
+    "pytest (a planted conftest.py)": "pytest -q -p no:cacheprovider",
+    "setsid": "setsid sh -c 'touch hit_38'",
+    "a path to ls": "/bin/ls --version",
+    "a folder-relative program": "./ls",
 }
 
 # Prefixes someone might keep for the commands above, each of which would allow them.
@@ -120,6 +129,32 @@ WIDENING = [
     ("git", "rebase"),
     ("find", ".", "-exec"),
     ("FOO=1", "git", "status"),
+    ("git", "status"),
+    ("git", "ls-files"),
+    ("prlimit",),
+    ("prlimit", "--nofile=64"),
+    ("ssh-agent",),
+    ("run-parts",),
+    ("pytest",),
+    ("py.test",),
+    ("tox",),
+    ("jest",),
+    ("pip",),
+    ("cargo", "test"),
+    ("gradle",),
+    ("setsid",),
+    ("jq",),
+    ("/bin/ls",),
+    ("./ls",),
+    ("LS",),
+    ("ls2",),
+    ("busybox", "ls"),
+    ("tar",),
+    ("rsync",),
+    ("less",),
+    ("rg", "--pre=./x.sh"),
+    ("rg", "--hostname-bin=./x.sh"),
+    ("sort", "-o", "x"),
 ]
 
 
@@ -161,19 +196,19 @@ def test_no_prefix_rule_ever_matches_code_given_inline(command: str) -> None:
 def test_p_offers_no_prefix_and_says_why(command: str) -> None:
     assert default_prefix(command) is None
     why = no_prefix_reason(command)
-    assert "runs code" in why or "run a command" in why or "assignment" in why, why
+    assert "prefix rule" in why and "no prefix rule fits" not in why, why
     # Typing the program's name by hand keeps nothing either.
     assert isinstance(prefix_rule(command.split()[0], {"command": command}), str)
 
 
 SAFE = {
-    "git status": ("git status --short", ("git", "status")),
-    "git log": ("git log --oneline -5", ("git", "log")),
-    "git diff": ("git diff --stat HEAD", ("git", "diff")),
     "find": ("find . -name '*.py'", ("find",)),
     "ls": ("ls -la src", ("ls",)),
-    "pytest": ("pytest -q tests", ("pytest",)),
+    "ls with a glob": ("ls *.py", ("ls",)),
     "rg": ("rg -n TODO src", ("rg",)),
+    "grep": ("grep -rn TODO src", ("grep",)),
+    "cat": ("cat README.md", ("cat",)),
+    "sort": ("sort -u names.txt", ("sort",)),
 }
 
 

@@ -2,9 +2,10 @@
 
 ``run_command`` is never allowed as a whole tool: pressing "t" on it remembers the exact command
 line (``AllowCommand``), and a prefix rule (``AllowCommandPrefix``) covers a simple command starting
-with the given words. No prefix rule covers an interpreter or a launcher (``launchers``): it is
-refused when made, and never matches even if one is built around that check. Use approval mode
-``auto-all`` to allow every command.
+with the given words. A prefix rule may only name a program known not to run code from its
+arguments, environment or files (``launchers``): any other is refused when made, and never
+matches even if one is built around that check. Use approval mode ``auto-all`` to allow every
+command.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .launchers import guarded_option, prefix_refusal
-from .shell_words import command_words, is_compound_command, prefix_matches
+from .launchers import command_refusal, prefix_refusal
+from .shell_words import is_compound_command, prefix_matches
 
 SHELL_TOOL = "run_command"
 COMMAND_ARGUMENT = "command"  # the run_command argument that holds the command line
@@ -107,8 +108,7 @@ class AllowCommandPrefix:
         if not prefix_matches(self.words, command) or prefix_refusal(self.words) is not None:
             return False
         # Checked again here, whatever made the rule: an option that runs a command never matches.
-        words = command_words(command)
-        return words is not None and guarded_option(words) is None
+        return command_refusal(command) is None
 
 
 Rule = AllowTool | AllowCommand | AllowCommandPrefix

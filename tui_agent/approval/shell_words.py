@@ -81,3 +81,31 @@ def prefix_matches(prefix_words: list[str] | tuple[str, ...], cmd: str) -> bool:
     if words is None or len(words) < len(prefix_words):
         return False
     return words[: len(prefix_words)] == list(prefix_words)
+
+
+_GLOB_OR_BRACE = frozenset("*?[{")
+
+
+def expanding_characters(cmd: str) -> list[str]:
+    """The characters by which the shell could make of ``cmd`` words not written in it: an
+    unquoted glob or brace (a file named ``-exec`` matches ``*``; ``{-exec,x}`` is two words),
+    and ``$`` outside single quotes. Each once, in order of first appearance."""
+    found: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(cmd):
+        char = cmd[i]
+        if quote == "'":
+            if char == "'":
+                quote = None
+        elif char == "\\":
+            i += 1  # the escaped character is literal
+        elif char == "$" or (quote is None and char in _GLOB_OR_BRACE):
+            if char not in found:
+                found.append(char)
+        elif char == '"' and quote == '"':
+            quote = None
+        elif quote is None and char in "'\"":
+            quote = char
+        i += 1
+    return found

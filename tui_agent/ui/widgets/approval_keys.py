@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -12,9 +11,9 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from ...approval.decision import Decision
-from ...approval.launchers import guarded_option, prefix_refusal
+from ...approval.launchers import command_refusal
 from ...approval.rules import SHELL_TOOL, AllowCommand, AllowCommandPrefix, Rule
-from ...approval.shell_words import command_words
+from ...approval.shell_words import command_words, prefix_matches
 from ..sanitize import safe_text
 
 CHOICE_KEYS = frozenset({"y", "t", "p", "A", "n", "r", "e", "escape", "ctrl+c"})
@@ -22,30 +21,26 @@ SCROLL_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end"})
 
 KeyPair = tuple[str, str]
 _KEY_STYLE = "bold reverse"
-# A second word kept in the default prefix: "git status", "npm test"; never a path or a flag.
-_SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 def default_prefix(command: str) -> str | None:
-    """The prefix offered for a command: its first word, and a subcommand if one follows.
+    """The prefix offered for a command: its program's name (the person may add words).
 
-    None when no prefix rule could match the command (shell operators, several lines, an
-    interpreter or launcher, an option that runs a command): ``no_prefix_reason`` says why.
+    None when no prefix rule could match the command (shell operators, several lines, a
+    program not known to be safe for a prefix rule, an option that runs a command):
+    ``no_prefix_reason`` says why.
     """
     words = command_words(command)
-    if not words or guarded_option(words) is not None:
+    if not words or command_refusal(command) is not None:
         return None
-    chosen = words[:2] if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]) else words[:1]
-    return None if prefix_refusal(chosen) is not None else shlex.join(chosen)
+    return shlex.join(words[:1])
 
 
 def no_prefix_reason(command: object) -> str:
     """Why ``default_prefix`` offers nothing for this run_command argument (shown on ``p``)."""
-    words = command_words(command) if isinstance(command, str) else None
-    if not words:
+    if not isinstance(command, str):
         return "a prefix rule never matches a command with shell operators or several lines"
-    chosen = words[:2] if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]) else words[:1]
-    return guarded_option(words) or prefix_refusal(chosen) or "no prefix rule fits this command"
+    return command_refusal(command) or "no prefix rule fits this command"
 
 
 def prefix_rule(text: str, arguments: Mapping[str, Any]) -> AllowCommandPrefix | str:
@@ -56,8 +51,9 @@ def prefix_rule(text: str, arguments: Mapping[str, Any]) -> AllowCommandPrefix |
         return str(exc)
     if not rule.matches(SHELL_TOOL, arguments):
         command = arguments.get("command")
-        words = command_words(command) if isinstance(command, str) else None
-        return (words and guarded_option(words)) or f"this command does not start with: {rule.text}"
+        if isinstance(command, str) and prefix_matches(rule.words, command):
+            return no_prefix_reason(command)
+        return f"this command does not start with: {rule.text}"
     return rule
 
 
