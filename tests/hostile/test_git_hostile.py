@@ -201,13 +201,22 @@ async def test_checkpoint_and_rewind_keep_bytes_whatever_the_attributes(tmp_path
 
 
 async def test_a_shadow_made_before_keeps_bytes_from_now_on(tmp_path: Path) -> None:
-    """A shadow repository from an older version (no info/attributes) is fixed on next use."""
+    """A shadow repository an older version filled (no info/attributes: its index holds the
+    converted blobs, with the files' stat data) is fixed on next use: the next snapshot stores
+    the bytes, though the file did not change since."""
     bench = Bench(tmp_path)
     ws = bench.workspace
     (ws / ".gitattributes").write_text("* text eol=lf\n")
     (ws / "dos.txt").write_bytes(b"a\r\n")
     await bench.call("run_command", json.dumps({"command": "echo > other"}))
-    (bench.folder.shadow / "info" / "attributes").unlink(missing_ok=True)
+    shadow = bench.folder.shadow
+    (shadow / "info" / "attributes").unlink()
+    env = {**CLEAN, "GIT_DIR": str(shadow), "GIT_WORK_TREE": str(ws)}
+    env["GIT_INDEX_FILE"] = str(shadow / "index")
+    (shadow / "index").unlink()
+    for path in ws.iterdir():  # not racily clean: the index's stat data is trusted
+        os.utime(path, (1_600_000_000, 1_600_000_000), follow_symlinks=False)
+    subprocess.run(["git", "add", "-A"], cwd=ws, env=env, check=True)  # the old way
     since = len(bench.kept.records)
     await bench.call("run_command", json.dumps({"command": "echo x > dos.txt"}))
     bench.rewind(since)

@@ -111,6 +111,9 @@ class ShadowRepo:
         if current != app_git.SHADOW_ATTRIBUTES:
             info.mkdir(exist_ok=True)
             attributes.write_text(app_git.SHADOW_ATTRIBUTES, encoding="utf-8")
+            # The index holds blobs made under the old attributes, with stat data that says
+            # "unchanged": without it the next snapshot hashes every file again, as bytes.
+            (self.folder.shadow / "index").unlink(missing_ok=True)
 
     def snapshot(self) -> Snapshot:
         """The workspace as a tree of the shadow repository (call under the folder's lock)."""

@@ -21,13 +21,14 @@ outside the sandbox, so the rule for every git command the app starts is:
   ``protocol.allow=never`` (no transport at all, so no ssh, proxy, askpass, credential helper or
   remote helper), ``core.pager``/``--no-pager``, ``core.editor``/``sequence.editor``,
   ``credential.helper``, ``gpg.program`` family, ``submodule.recurse``, ``gc.auto=0`` and
-  ``maintenance.auto`` (no background gc). The settings whose name holds a driver's name
-  (``filter.<x>.clean/smudge/process``, ``diff.<x>.textconv``, ``merge.<x>.driver``) cannot be
-  overridden one by one: the app never runs a command that uses them on the workspace's
-  repository (only ``ls-files``, which reads no content), and its own shadow repository has no
-  such setting and sets every attribute that would select one off (``SHADOW_ATTRIBUTES``, kept
-  in its ``info/attributes``, which outranks every ``.gitattributes``; see
-  ``checkpoints/shadow.py``).
+  ``maintenance.auto`` (no background gc); ``safe.bareRepository=explicit`` (a workspace laid
+  out as a bare repository is not taken for one: only ``GIT_DIR`` names a bare repository).
+  The settings whose name holds a driver's name (``filter.<x>.clean/smudge/process``,
+  ``diff.<x>.textconv``, ``merge.<x>.driver``) cannot be overridden one by one: the app never
+  runs a command that uses them on the workspace's repository (only ``ls-files`` and
+  ``config --file``, which read no content), and its own shadow repository has no such setting
+  and sets every attribute that would select one off (``SHADOW_ATTRIBUTES``, kept in its
+  ``info/attributes``, which outranks every ``.gitattributes``; see ``checkpoints/shadow.py``).
 - Standard input is closed and output captured: nothing can prompt.
 """
 
@@ -66,6 +67,7 @@ def overrides() -> list[str]:
         ("core.attributesFile", os.devnull),
         ("credential.helper", ""),
         ("protocol.allow", "never"),
+        ("safe.bareRepository", "explicit"),  # a workspace laid out as a bare repository: not one
         ("submodule.recurse", "false"),
         ("gpg.program", "false"),
         ("gpg.x509.program", "false"),

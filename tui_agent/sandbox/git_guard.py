@@ -117,11 +117,11 @@ def _add_repo(folder: str, root: str, found: list[str]) -> None:
         _add(gitdir, root, found)
     else:
         return
-    hooks = _hooks_path(folder, (gitdir, common))
+    hooks = _hooks_path(folder, (gitdir, common), root)
     if hooks and os.path.isdir(hooks):
         _add(hooks, root, found)
     for config in {os.path.join(d, n) for d in (gitdir, common) if d for n in _CONFIG_FILES}:
-        for included in _includes(config, folder):
+        for included in _includes(config, folder, root):
             if os.path.isfile(included):
                 _add(included, root, found)
 
@@ -129,7 +129,7 @@ def _add_repo(folder: str, root: str, found: list[str]) -> None:
 _CONFIG_FILES = ("config", "config.worktree")
 
 
-def _includes(config: str, worktree: str) -> list[str]:
+def _includes(config: str, worktree: str, root: str) -> list[str]:
     """The files a repository config file includes (``include.path``, ``includeIf.*.path``):
     one inside the workspace would let a command set anything in the config."""
     if not _may_matter(config, (b"include",)):
@@ -144,7 +144,7 @@ def _includes(config: str, worktree: str) -> list[str]:
                 "--get-regexp",
                 r"^include(if\..*)?\.path$",
             ],
-            workspace=None,
+            workspace=Path(root),
             cwd=Path(worktree),
             timeout=_HOOKS_TIMEOUT_S,
         )
@@ -158,7 +158,7 @@ def _includes(config: str, worktree: str) -> list[str]:
     return found
 
 
-def _hooks_path(worktree: str, gitdirs: tuple[str, ...]) -> str:
+def _hooks_path(worktree: str, gitdirs: tuple[str, ...], root: str) -> str:
     """The folder ``core.hooksPath`` names for the repository at ``worktree`` ('' if none):
     each config file read on its own, the strongest first (``config.worktree``, the
     repository's, yours), includes and ``~`` resolved by git; git is asked only about a file
@@ -172,7 +172,7 @@ def _hooks_path(worktree: str, gitdirs: tuple[str, ...]) -> str:
         try:
             done = app_git.run(
                 ["config", "--file", path, "--includes", "--type=path", "--get", "core.hooksPath"],
-                workspace=None,
+                workspace=Path(root),
                 cwd=Path(worktree),
                 timeout=_HOOKS_TIMEOUT_S,
             )
