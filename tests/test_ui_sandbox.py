@@ -7,6 +7,8 @@ The real app against the fake provider (the real wire format over a socket), rea
 
 from __future__ import annotations
 
+from tui_agent.replay.script import ReplayScript
+from tui_agent.replay.text_transcript import transcript_text
 from tui_agent.sandbox.binding import bound_digest
 from tui_agent.sandbox.policy import SandboxMode
 from tui_agent.tools.arguments import arguments_digest
@@ -164,6 +166,12 @@ async def test_f6_reruns_a_blocked_command_unconfined_only_after_a_new_approval(
             assert f"echo out > {outside}" in screen_text(app)
             assert not outside.exists()  # not before it is approved
             await pilot.press("y")
+            # The session's first unconfined run: the same second question as /sandbox off.
+            await wait_for(pilot, lambda: app.query_one(ApprovalPrompt) is not again, "again")
+            confirm = await armed_prompt(pilot)
+            assert "press y again to confirm" in str(_line(confirm).render())
+            assert not outside.exists()
+            await pilot.press("y")
             await wait_for(pilot, outside.exists, "the unconfined run")
             await wait_for(pilot, lambda: not app.busy, "the re-run to end")
             assert outside.read_text() == "out\n"
@@ -179,6 +187,17 @@ async def test_f6_reruns_a_blocked_command_unconfined_only_after_a_new_approval(
             sent = sent_texts(server, 2)
             assert "re-ran your run_command call call_B unconfined" in sent
             assert "did it work?" in sent
+            # The person's message stays theirs (history, forks, exports); the re-run's result
+            # is a tool-side note of its own, and the replay shows what ran unconfined.
+            records = env.records()
+            user = [r for r in records if r["type"] == "user"][-1]
+            assert user["text"] == "did it work?"
+            assert "re-ran your run_command call call_B unconfined" in user["notes"][0]
+            assert app.host.store is not None
+            loaded = app.host.store.load(app.host.writer.session_id)
+            text = transcript_text(ReplayScript.from_records(loaded.records))
+            assert "(no name)" not in text
+            assert "re-ran run_command {" in text and "UNCONFINED (sandbox off): done" in text
         server.assert_all_consumed()
 
 

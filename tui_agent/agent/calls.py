@@ -231,12 +231,7 @@ class CallRunner:
                 sandbox_warning=self.gate.warning(sandbox),
                 claims=current.spec.claims,
             )
-            decision = await self._decision(request, emit)
-            confirm = self.gate.confirmation(sandbox)
-            if confirm and decision.kind in ("approve", "edit"):  # an edit runs unprotected too
-                second = await self._decision(replace(request, confirm=confirm), emit)
-                self.gate.confirmed = second.kind == "approve"
-                decision = decision if self.gate.confirmed else second
+            decision = await self.decision_confirmed(request, sandbox, emit)
             if decision.kind == "cancel":
                 self._decide(vc.call, "cancel", digest=current.digest, by="user", emit=emit)
                 return None
@@ -263,6 +258,20 @@ class CallRunner:
         why = "the edited arguments were invalid too many times"
         self._decide(vc.call, "deny", digest=vc.digest, by="user", reason=why, emit=emit)
         return Decision(kind="deny", reason=why), vc
+
+    async def decision_confirmed(
+        self, request: ApprovalRequest, sandbox: SandboxPolicy | None, emit: Emit
+    ) -> Decision:
+        """The person's answer, and the once-a-session second question when ``sandbox`` runs
+        the call unconfined or unprotected (``CallGate.confirmation``): every path to an
+        unconfined run asks it, the model's calls and the F6 re-run alike."""
+        decision = await self._decision(request, emit)
+        confirm = self.gate.confirmation(sandbox)
+        if confirm and decision.kind in ("approve", "edit"):  # an edit runs unprotected too
+            second = await self._decision(replace(request, confirm=confirm), emit)
+            self.gate.confirmed = second.kind == "approve"
+            decision = decision if self.gate.confirmed else second
+        return decision
 
     async def _decision(self, request: ApprovalRequest, emit: Emit) -> Decision:
         """The approver's answer; Esc while it is asked, or a broken prompt, cancels the turn."""

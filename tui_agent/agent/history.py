@@ -54,7 +54,7 @@ def messages_from_records(records: Iterable[Any]) -> tuple[list[Message], list[T
         if isinstance(record, UserRecord):
             close_open_calls()
             attached = (Attachment(a.path, a.text, a.truncated) for a in record.attachments)
-            messages.append(UserMessage(record.text, tuple(attached)))
+            messages.append(UserMessage(record.text, tuple(attached), tuple(record.notes)))
         elif isinstance(record, WithdrawRecord):
             if messages and isinstance(messages[-1], UserMessage):
                 messages.pop()

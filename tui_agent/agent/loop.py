@@ -93,14 +93,15 @@ class Agent:
         """Send a user message (with the files attached to it: @path) and run the loop until it
         needs the user again."""
         self.sent_anything = True
-        if self.notes_for_model:  # an unconfined re-run's result (see rerun): with this message
-            text = "\n\n".join([*self.notes_for_model, text])
-            self.notes_for_model.clear()
-        self.messages.append(UserMessage(text, attachments))
+        # An unconfined re-run's result (see rerun) goes with this message, as a note of its
+        # own: the person's text stays theirs (history, forks, exports).
+        notes = tuple(self.notes_for_model)
+        self.notes_for_model.clear()
+        self.messages.append(UserMessage(text, attachments, notes))
         attached = [
             AttachedFile(path=a.path, text=a.text, truncated=a.truncated) for a in attachments
         ]
-        record = UserRecord(ts=time.time(), text=text, attachments=attached)
+        record = UserRecord(ts=time.time(), text=text, attachments=attached, notes=list(notes))
         self.recorder.append(record, sync=True)
         async with contextlib.aclosing(self._told(self._loop())) as events:
             async for event in events:
@@ -125,7 +126,9 @@ class Agent:
         """Take back the unanswered user message; returns its text."""
         text = self.pending_user_message()
         if text is not None:
-            self.messages.pop()
+            withdrawn = self.messages.pop()
+            if isinstance(withdrawn, UserMessage):  # its notes go with the next message
+                self.notes_for_model[:0] = withdrawn.notes
             self.recorder.append(WithdrawRecord(ts=time.time()), sync=True)
         return text
 

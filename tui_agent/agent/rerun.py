@@ -31,6 +31,7 @@ from .call_results import Emit, cap_output
 from .calls import CallRunner
 
 WARNING = "re-run UNCONFINED, outside the sandbox that blocked it, with all your rights"
+SUFFIX = "-unconfined"  # the re-run's call id: the model's call's id and this
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class Rerun:
     def note(self) -> str:
         """What the model is told on the next turn."""
         state = "failed" if self.is_error else "succeeded"
-        original = self.call.id.removesuffix("-unconfined")
+        original = self.call.id.removesuffix(SUFFIX)
         return (
             f"[The user re-ran your {self.call.name} call {original}"
             f" unconfined (sandbox off) after the sandbox blocked it; it {state}. Its output:]\n"
@@ -61,7 +62,7 @@ def blocked_call(messages: list[Message]) -> ToolCall | None:
 
 async def rerun_unconfined(runner: CallRunner, call: ToolCall, emit: Emit) -> Rerun | None:
     """Ask for and, if approved, run ``call``'s arguments once with the sandbox off."""
-    again = replace(call, id=call.id + "-unconfined")
+    again = replace(call, id=call.id + SUFFIX)
     vc = validate_call(runner.registry, again)
     if not isinstance(vc, ValidatedCall) or vc.spec.sandbox is None:
         return None
@@ -81,7 +82,7 @@ async def rerun_unconfined(runner: CallRunner, call: ToolCall, emit: Emit) -> Re
         sandbox_warning=WARNING,
         claims=vc.spec.claims,
     )
-    decision = await runner._decision(request, emit)
+    decision = await runner.decision_confirmed(request, policy, emit)
     runner._decide(
         again,
         decision.kind,
@@ -104,5 +105,8 @@ async def rerun_unconfined(runner: CallRunner, call: ToolCall, emit: Emit) -> Re
     except Exception as exc:  # a tool's bug is the call's failure
         text, failed = f"tool failed: {type(exc).__name__}: {exc}", True
     done = Rerun(again, cap_output(text, runner.output_cap), failed)
-    runner.recorder.append(NoteRecord(ts=time.time(), kind="rerun", text=done.note()), sync=True)
+    # For the person (export, replay): what ran unconfined, exactly, and how it ended.
+    state = "failed" if failed else "done"
+    shown = f"re-ran {vc.spec.name} {vc.canonical} UNCONFINED (sandbox off): {state}\n{done.output}"
+    runner.recorder.append(NoteRecord(ts=time.time(), kind="rerun", text=shown), sync=True)
     return done

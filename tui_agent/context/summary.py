@@ -47,6 +47,7 @@ def transcript(previous_summary: str | None, messages: Sequence[Message]) -> str
         lines.append(f"[summary of what came before]\n{previous_summary}")
     for message in messages:
         if isinstance(message, UserMessage):
+            lines += [f"[note]\n{_cut_middle(note, _PART_LIMIT)}" for note in message.notes]
             lines.append(f"[user]\n{_cut_middle(message.text, _PART_LIMIT)}")
         elif isinstance(message, AssistantMessage):
             if message.text:
@@ -86,7 +87,8 @@ def compacted_view(summary: str | None, kept: Sequence[Message]) -> list[Message
         return list(kept)
     head = summary_text(summary)
     if kept and isinstance(kept[0], UserMessage):
-        return [UserMessage(f"{head}\n\n{CONTINUE_NOTE}\n\n{kept[0].text}"), *kept[1:]]
+        first = dataclasses.replace(kept[0], text=f"{head}\n\n{CONTINUE_NOTE}\n\n{kept[0].text}")
+        return [first, *kept[1:]]  # its attachments and notes kept
     return [UserMessage(f"{head}\n\n{CONTINUE_NOTE}"), *kept]
 
 

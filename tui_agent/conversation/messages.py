@@ -28,12 +28,15 @@ class Attachment:
 
 @dataclass(frozen=True, slots=True)
 class UserMessage:
-    text: str
+    text: str  # what the person wrote, and only that
     attachments: tuple[Attachment, ...] = ()
+    # What the app tells the model with this message, from the tool side (an unconfined
+    # re-run's result, agent/rerun.py): sent before the text, never shown as the person's.
+    notes: tuple[str, ...] = ()
 
     def blocks(self) -> list[str]:
-        """The text blocks the model receives: the message, then each attached file."""
-        return [self.text, *(attachment.block() for attachment in self.attachments)]
+        """The text blocks the model receives: the notes, the message, each attached file."""
+        return [*self.notes, self.text, *(attachment.block() for attachment in self.attachments)]
 
 
 @dataclass(frozen=True, slots=True)

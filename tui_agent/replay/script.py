@@ -28,6 +28,7 @@ from ..agent.events import (
     TurnStarted,
     TurnTruncated,
 )
+from ..agent.rerun import SUFFIX as RERUN_SUFFIX
 from ..context.resume import compacted_event
 from ..providers import UnknownProtocolError, tokens_used
 from ..session.records import (
@@ -130,7 +131,7 @@ class _Builder:
         elif isinstance(record, DecisionRecord):
             self.decision(record)
         elif isinstance(record, ToolStartRecord):
-            name = self.names.get(record.call_id, "")
+            name = self.name_of(record.call_id)
             self.add(ToolStarted(record.call_id, name), self.pause_until(record.ts))
         elif isinstance(record, ToolResultRecord):
             event = ToolFinished(
@@ -145,8 +146,12 @@ class _Builder:
         elif isinstance(record, CompactionRecord):
             self.add(compacted_event(record), self.pause_until(record.ts))
 
+    def name_of(self, call_id: str) -> str:
+        """The tool of a call id; an F6 re-run (``ID-unconfined``) is the model's call's tool."""
+        return self.names.get(call_id) or self.names.get(call_id.removesuffix(RERUN_SUFFIX), "")
+
     def decision(self, record: DecisionRecord) -> None:
-        name = self.names.get(record.call_id, "")
+        name = self.name_of(record.call_id)
         pause = self.pause_until(record.ts)
         if record.decision == "invalid":
             self.add(CallInvalid(record.call_id, name, record.reason or "invalid"), pause)

@@ -67,6 +67,8 @@ class UserRecord(_Record):
     type: Literal["user"] = "user"
     text: str
     attachments: list[AttachedFile] = Field(default_factory=list)  # absent in older sessions
+    # Tool-side notes sent with the message (an unconfined re-run's result): not its text.
+    notes: list[str] = Field(default_factory=list)
 
 
 class ToolCallRecord(BaseModel):

@@ -33,7 +33,7 @@ def build_request(
     for message in messages:
         if isinstance(message, UserMessage):
             content: str | list[dict[str, str]] = message.text
-            if message.attachments:
+            if message.attachments or message.notes:
                 content = [{"type": "text", "text": block} for block in message.blocks()]
             wire.append({"role": "user", "content": content})
         elif isinstance(message, AssistantMessage):

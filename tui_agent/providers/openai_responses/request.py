@@ -67,7 +67,7 @@ def _items_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
 
 def _input_item(message: Message) -> list[dict[str, Any]]:
     if isinstance(message, UserMessage):
-        if message.attachments:
+        if message.attachments or message.notes:
             blocks = [{"type": "input_text", "text": block} for block in message.blocks()]
             return [{"role": "user", "content": blocks}]
         return [{"role": "user", "content": message.text}]
