@@ -108,6 +108,8 @@ async def test_a_command_cannot_change_the_workspaces_git(
         await _run(ctx, attack.format(git=rel))
         assert _picture(git) == before, attack
         assert os.path.isdir(git) and not os.path.exists(f"{git}.moved"), attack
+    out = await _run(ctx, f"echo x >> {rel}/config")
+    assert out.is_error and "its git folders (.git, git add and commit) are refused" in out.text
     if dot_git_before is not None:  # the .git file naming the folder is kept too
         await _run(ctx, "echo 'gitdir: /tmp/evil' > .git; rm -f .git")
         assert (ws / ".git").read_bytes() == dot_git_before

@@ -49,7 +49,8 @@ def blocked_notes(output: str, failed: bool, policy: SandboxPolicy) -> tuple[str
         where = (
             "no writes are allowed in read-only mode"
             if policy.mode is SandboxMode.READ_ONLY
-            else "writes outside the workspace are refused"
+            else "writes outside the workspace and to its git folders (.git, git add and commit) "
+            "are refused"
         )
         found.append(
             f"the sandbox ({policy.label()}) may have blocked this: {where}, "
