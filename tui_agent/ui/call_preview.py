@@ -1,8 +1,9 @@
 """How the approval prompt shows one call: pretty JSON, the exact command line, or a file diff.
 
-Everything shown goes through ``sanitize``: hidden characters appear as styled escapes, and no
-markup is parsed. JSON control escapes (``\\u001b``) are styled like the other escapes so a
-terminal sequence hidden in an argument stands out.
+Everything shown goes through ``sanitize.exact_text``: hidden characters and characters whose
+width Rich and a terminal may disagree on appear as styled escapes, long runs of blanks as a
+marker with their length, and no markup is parsed. JSON control escapes (``\\u001b``) are
+styled like the other escapes so a terminal sequence hidden in an argument stands out.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tui_agent.approval.rules import COMMAND_ARGUMENT, SHELL_TOOL
 from tui_agent.tools.spec import ToolContext
 
 from .file_change import FileChange, edit_change, write_change
-from .sanitize import ESCAPE_STYLE, replace_hidden, safe_text
+from .sanitize import ESCAPE_STYLE, exact_text, replace_hidden
 
 PreviewKind = Literal["json", "command", "diff", "content"]
 
@@ -86,7 +87,7 @@ def editable_arguments(arguments: Mapping[str, Any]) -> str:
 
 def json_text(arguments: Mapping[str, Any]) -> Text:
     """Highlighted pretty JSON with hidden characters and control escapes styled apart."""
-    text = safe_text(pretty_arguments(arguments))
+    text = exact_text(pretty_arguments(arguments))
     escapes = list(text.spans)
     JSONHighlighter().highlight(text)
     for span in escapes:  # again, on top of the string colour
@@ -104,7 +105,7 @@ def diff_text(diff: str) -> Text:
         style = next((style for prefix, style in _DIFF_STYLES if line.startswith(prefix)), "")
         if number:
             text.append("\n")
-        text.append_text(safe_text(line, style))
+        text.append_text(exact_text(line, style))
     return text
 
 
@@ -117,7 +118,7 @@ def _json_escape(char: str) -> str:
 
 
 def _command_preview(command: str, arguments: Mapping[str, Any]) -> CallPreview:
-    body = safe_text(command, "bold")
+    body = exact_text(command, "bold")
     others = {key: value for key, value in arguments.items() if key != COMMAND_ARGUMENT}
     if others:
         body.append("\n\nwith ")
@@ -133,7 +134,7 @@ def _command_preview(command: str, arguments: Mapping[str, Any]) -> CallPreview:
 
 def _change_preview(change: FileChange) -> CallPreview:
     if change.diff is None:
-        heading = Text("new content of ").append_text(safe_text(change.shown, one_line=True))
-        return CallPreview("content", heading, safe_text(change.content or ""), change.notes)
-    heading = Text("changes to ").append_text(safe_text(change.shown, one_line=True))
+        heading = Text("new content of ").append_text(exact_text(change.shown, one_line=True))
+        return CallPreview("content", heading, exact_text(change.content or ""), change.notes)
+    heading = Text("changes to ").append_text(exact_text(change.shown, one_line=True))
     return CallPreview("diff", heading, diff_text(change.diff), change.notes)

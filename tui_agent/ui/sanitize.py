@@ -11,6 +11,8 @@ from rich.text import Text
 
 from ..text.sanitize import (
     escape_char,
+    exact,
+    exact_spans,
     hidden_matches,
     is_hidden,
     markdown_safe,
@@ -22,6 +24,8 @@ from ..text.sanitize import (
 __all__ = [
     "ESCAPE_STYLE",
     "escape_char",
+    "exact",
+    "exact_text",
     "is_hidden",
     "markdown_safe",
     "replace_hidden",
@@ -45,5 +49,19 @@ def safe_text(text: str, style: str | Style = "", *, one_line: bool = False) -> 
         result.append(text[position : match.start()])
         result.append(escape_char(match.group()), ESCAPE_STYLE)
         position = match.end()
+    result.append(text[position:])
+    return result
+
+
+def exact_text(text: str, style: str | Style = "", *, one_line: bool = False) -> Text:
+    """Like ``safe_text``, for what will run or be trusted: also characters whose width Rich and
+    a terminal may disagree on, and long runs of blanks, shown as styled escapes and markers
+    (``text.sanitize.exact_spans``)."""
+    result = Text(style=style)
+    position = 0
+    for start, end, shown in exact_spans(text, one_line=one_line):
+        result.append(text[position:start])
+        result.append(shown, ESCAPE_STYLE)
+        position = end
     result.append(text[position:])
     return result

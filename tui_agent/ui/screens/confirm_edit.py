@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from ..call_preview import diff_text
 from ..edited_arguments import review_diff
-from ..sanitize import safe_text
+from ..sanitize import exact_text
 from .key_guard import ArmedYesNo
 
 HEADING = "Run the call with your edited arguments? What changed (- the model's, + yours):"
@@ -45,7 +45,7 @@ class ConfirmEdit(ArmedYesNo):
 
     def question(self) -> Iterable[Widget]:
         title = Text("edited call of ")
-        title.append_text(safe_text(self.tool_name, "bold", one_line=True))
+        title.append_text(exact_text(self.tool_name, "bold", one_line=True))
         yield Static(title, id="tool")
         yield Static(Text(HEADING), id="question")
         body = diff_text("\n".join(self.diff)) if self.diff else Text("(no change)")

@@ -20,14 +20,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ..sanitize import visible_line
+from ..sanitize import exact
 from .key_guard import GuardedModal
 
 
 class TrustQuestion(GuardedModal[bool]):
     """Dismisses with True for an armed t once everything was seen, False for n or Esc.
 
-    ``intro`` and ``keys`` are shown as given; every line of ``lines`` through ``visible_line``,
+    ``intro`` and ``keys`` are shown as given; every line of ``lines`` through ``exact``,
     never as markup, in a ``VerticalScroll`` (``#scroll``) that takes what the screen has left.
     """
 
@@ -61,7 +61,7 @@ class TrustQuestion(GuardedModal[bool]):
 
     def compose(self) -> ComposeResult:
         lines = Static(
-            "\n".join(visible_line(line) for line in self.lines), id="lines", markup=False
+            "\n".join(exact(line, one_line=True) for line in self.lines), id="lines", markup=False
         )
         with Vertical():
             yield Static(self.intro)

@@ -35,7 +35,7 @@ from ...approval.decision import Decision, approve, cancel, deny, edit
 from ...approval.rules import SHELL_TOOL, Rule, RuleError, rule_for_call
 from ...tools.spec import ToolContext
 from ..call_preview import CallPreview, build_preview, editable_arguments, json_text
-from ..sanitize import safe_text
+from ..sanitize import exact_text
 from ..screens.confirm_edit import ConfirmEdit
 from .approval_keys import (
     CHOICE_KEYS,
@@ -150,8 +150,8 @@ class ApprovalPrompt(Vertical, can_focus=True):
         request = self.request
         with Horizontal(id="title"):
             yield Label(Text(f"call {request.position} of {request.total}"), id="position")
-            yield Label(safe_text(request.tool_name, one_line=True), id="tool")
-            risk = safe_text(request.risk, one_line=True)
+            yield Label(exact_text(request.tool_name, one_line=True), id="tool")
+            risk = exact_text(request.risk, one_line=True)
             yield Label(risk, id="risk", classes=f"risk risk-{_css_name(request.risk)}")
         yield SandboxLine(request, id="sandbox")
         yield Static(Text("arguments"), id="heading")
@@ -304,9 +304,9 @@ class ApprovalPrompt(Vertical, can_focus=True):
         rule = prefix_rule(text, self.request.arguments)
         line = Text("keeps: ")
         if isinstance(rule, str):
-            line.append_text(safe_text(rule, "bold"))
+            line.append_text(exact_text(rule, "bold"))
         else:
-            line.append_text(safe_text(rule.describe(), "bold"))
+            line.append_text(exact_text(rule.describe(), "bold"))
         self.query_one("#rule", Static).update(line)
 
     def _submit_edit(self) -> None:
@@ -353,7 +353,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def _set_line(self, selector: str, text: str) -> None:
         line = self.query_one(selector, Static)
-        line.update(safe_text(text))
+        line.update(exact_text(text))
         line.set_class(not text, "-empty")
 
     def _refresh_hints(self) -> None:

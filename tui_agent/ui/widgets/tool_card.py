@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..sanitize import safe_text
+from ..sanitize import exact_text, safe_text
 from .tool_result import ToolResultView
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -96,10 +96,10 @@ class CardHeader(Widget):
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(f"{icon} ", "bold")
         text.append(f"{label} " if label else f"{model.state}: ")
-        text.append_text(safe_text(model.name or "(unnamed tool)", "bold", one_line=True))
+        text.append_text(exact_text(model.name or "(unnamed tool)", "bold", one_line=True))
         if model.summary:
             text.append("  ")
-            text.append_text(safe_text(model.summary, "italic", one_line=True))
+            text.append_text(exact_text(model.summary, "italic", one_line=True))
         facts: list[str] = []
         if model.state in TICKING:
             facts.append(_seconds(max(0.0, now - model.phase_started)))
