@@ -84,6 +84,11 @@ def _layout(ws: Path, how: str) -> Path:
         _git(ws, "init", "-q", "--separate-git-dir", str(ws / "store.git"))
         assert (ws / ".git").is_file()
         return ws / "store.git"
+    if how == "symlink":  # .git a link to the real folder, inside the workspace
+        _git(ws, "init", "-q")
+        os.rename(ws / ".git", ws / "real.git")
+        (ws / ".git").symlink_to("real.git")
+        return ws / "real.git"
     if how == "nested":
         (ws / "lib").mkdir()
         _git(ws / "lib", "init", "-q")
@@ -91,7 +96,7 @@ def _layout(ws: Path, how: str) -> Path:
     raise AssertionError(how)
 
 
-@pytest.mark.parametrize("how", ["folder", "gitdir-file", "nested"])
+@pytest.mark.parametrize("how", ["folder", "gitdir-file", "symlink", "nested"])
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_command_cannot_change_the_workspaces_git(
     tmp_path: Path, mode: str, how: str
@@ -113,6 +118,9 @@ async def test_a_command_cannot_change_the_workspaces_git(
     if dot_git_before is not None:  # the .git file naming the folder is kept too
         await _run(ctx, "echo 'gitdir: /tmp/evil' > .git; rm -f .git")
         assert (ws / ".git").read_bytes() == dot_git_before
+    if how == "symlink":  # the link itself cannot be replaced
+        await _run(ctx, "mkdir -p evil/hooks; rm -f .git; ln -sfn evil .git; mv .git x")
+        assert os.readlink(ws / ".git") == "real.git"
     assert not (ws / "hard-link-of-config").exists()
     # The rest of the workspace is as writable as before.
     out = await _run(ctx, "echo b > src/b.txt && echo more >> src/a.txt && mkdir -p src/n/m")

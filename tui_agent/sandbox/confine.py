@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .detect import Capabilities, detect
-from .git_guard import git_folders
+from .git_guard import guarded_paths
 from .host_view import host_view
 from .launch import FORK_REFUSALS, Plan, preexec
 from .memory_cgroup import counter, memory_group, memory_parent
@@ -121,8 +121,9 @@ def plan_for(
     readable = tuple(os.path.realpath(folder) for folder in unprotected)
     # The workspace's git folders: a read-only bind mount in the command's mount namespace, or,
     # with Landlock alone, left out of the workspace's write grant (git_guard.py).
-    guarded = git_folders(writable[0]) if policy.mode is SandboxMode.WORKSPACE_WRITE else ()
-    by_rules = () if caps.namespaces else guarded
+    write_mode = policy.mode is SandboxMode.WORKSPACE_WRITE
+    guarded, links = guarded_paths(writable[0]) if write_mode else ((), ())
+    by_rules = links if caps.namespaces else (*guarded, *links)
     rules = policy_rules(writable, denied, readable, by_rules) if caps.landlock_abi else []
     kept = (os.path.realpath(private), *readable)
     real_workspace = os.path.realpath(workspace)

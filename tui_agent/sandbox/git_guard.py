@@ -10,11 +10,11 @@ workspace's repository is protected:
   ``core.hooksPath`` names (in the repository's config or yours: ``.githooks``, husky's
   ``.husky/_``) and a file the repository's config includes (``include.path``,
   ``includeIf.*.path``, one level), when they lie in the workspace. A git folder outside the
-  workspace is not writable anyway. Not protected: a ``.git`` the command itself creates (it is
-  its own), a ``.git`` that is a symlink (the link can be replaced; its target inside the
-  workspace is protected), and the tracked files a hook of yours reads
-  (``.pre-commit-config.yaml``, ``.husky/pre-commit``): those are workspace files like any
-  other, and a change shows in ``git status``.
+  workspace is not writable anyway. A ``.git`` that is a symlink: its target as above, and the
+  link itself by Landlock's rules (a mount would follow it), with their cost (below). Not
+  protected: a ``.git`` the command itself creates (it is its own), and the tracked files a
+  hook of yours reads (``.pre-commit-config.yaml``, ``.husky/pre-commit``): those are workspace
+  files like any other, and a change shows in ``git status``.
 - **With namespaces** (the command has a mount namespace of its own): each is bind-mounted over
   itself read-only before Landlock is applied; writes fail with "Read-only file system", the
   mount cannot be renamed, removed or undone (Landlock refuses mount and umount to the command),
@@ -78,31 +78,41 @@ class GitGuardError(OSError):
 def git_folders(workspace: str) -> tuple[str, ...]:
     """The real paths to keep read-only: the git folders (and ``.git`` files) of the workspace's
     repository and of those one level down, where they lie inside the workspace."""
+    return guarded_paths(workspace)[0]
+
+
+def guarded_paths(workspace: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``git_folders``, and the ``.git`` entries that are symlinks: a mount cannot cover a link
+    (it follows it), so those are kept by Landlock's rules (the link's folder is then granted
+    entry by entry), namespaces or not."""
     root = os.path.realpath(workspace)
     found: list[str] = []
-    _add_repo(root, root, found)
+    links: list[str] = []
+    _add_repo(root, root, found, links)
     try:
         with os.scandir(root) as entries:
             for n, entry in enumerate(entries):
                 if n >= _MAX_TOP_ENTRIES:
                     break
                 if entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                    _add_repo(entry.path, root, found)
+                    _add_repo(entry.path, root, found, links)
     except OSError:
         pass
-    return tuple(found)
+    return tuple(found), tuple(links)
 
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root + os.sep)
 
 
-def _add_repo(folder: str, root: str, found: list[str]) -> None:
+def _add_repo(folder: str, root: str, found: list[str], links: list[str]) -> None:
     dot_git = os.path.join(folder, ".git")
     try:
         info = os.lstat(dot_git)
     except OSError:
         return
+    if stat.S_ISLNK(info.st_mode):
+        links.append(dot_git)
     gitdir = os.path.realpath(dot_git)
     common = ""
     if stat.S_ISREG(info.st_mode):
