@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
+from textual.css.query import NoMatches
 
 from ..context.events import (
     Compacted,
@@ -39,7 +40,10 @@ def show_count(app: RouterApp, used: int | None = None) -> None:
         return
     agent = app.host.agent
     used = agent.context_used() if used is None else used
-    status = app.query_one(StatusBar)
+    try:
+        status = app.query_one(StatusBar)
+    except NoMatches:  # an event handled while the app closes: no status line to show it on
+        return
     status.context = context_line(used, agent.context.size)
     status.context_warning = over_threshold(
         used, agent.context.size, agent.context.settings.compact_at
