@@ -18,6 +18,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from tui_agent.approval.rules import COMMAND_ARGUMENT, SHELL_TOOL
+from tui_agent.tools.sandbox import SandboxError, resolve_in_workspace
 from tui_agent.tools.spec import ToolContext
 
 from .file_change import FileChange, edit_change, write_change
@@ -64,7 +65,26 @@ def build_preview(tool_name: str, arguments: Mapping[str, Any], ctx: ToolContext
         and isinstance(new, str)
     ):
         return _change_preview(edit_change(path, old, new, ctx))
-    return CallPreview("json", Text("arguments"), json_text(arguments))
+    notes = _path_notes(path, ctx) if tool_name in _PATH_TOOLS else ()
+    return CallPreview("json", Text("arguments"), json_text(arguments), notes)
+
+
+# The built-in tools that read a path of the workspace (the file tools have their diff's notes).
+_PATH_TOOLS = frozenset({"read_file", "list_dir", "search_text"})
+
+
+def _path_notes(path: object, ctx: ToolContext) -> tuple[str, ...]:
+    """A path the tool will refuse (outside the workspace, a protected folder...), said before
+    the call is approved, as the file tools' diff does."""
+    if not isinstance(path, str):
+        return ()
+    try:
+        resolve_in_workspace(path, ctx)
+    except SandboxError as exc:
+        return (f"this call will fail: {exc}",)
+    except OSError:
+        return ()  # the tool says what is wrong when it runs
+    return ()
 
 
 def recorded_preview(tool_name: str, arguments: Mapping[str, Any]) -> CallPreview:
