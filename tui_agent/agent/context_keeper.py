@@ -18,9 +18,16 @@ from ..context.estimate import estimate_fixed, estimate_messages, estimate_token
 from ..context.events import ContextOverflow, ContextUpdate
 from ..context.fit import fit_output
 from ..context.overflow import is_overflow, overflow_limit, overflow_words
+from ..context.planner import plan_compaction
 from ..context.resume import ResumedContext
 from ..context.summary import DEFAULT_COMPACT_PROMPT, compacted_view
-from ..context.window import ContextWindow, WindowSource, builtin_window, over_threshold
+from ..context.window import (
+    ContextWindow,
+    WindowSource,
+    builtin_window,
+    over_threshold,
+    sane_window,
+)
 from ..conversation import Message
 from ..providers import ToolSchema
 from ..stream.turn import TruncatedTurn
@@ -86,8 +93,9 @@ class ContextKeeper:
         return self.window.size
 
     def adopt_window(self, size: int | None, source: WindowSource) -> bool:
-        """Use ``size`` unless a better-founded one is known; True when it changed."""
-        if not size or size <= 0:
+        """Use ``size`` unless a better-founded one is known, or it is no sane window (logged);
+        True when it changed."""
+        if sane_window(size, f"the {source}") is None:
             return False
         if _PRIORITY[source] < _PRIORITY[self.window.source] or size == self.window.size:
             return False
@@ -133,6 +141,30 @@ class ContextKeeper:
 
     def should_compact(self, used: int) -> bool:
         return over_threshold(used, self.size, self.settings.compact_at)
+
+    def compaction_futile(self, kept_now: Sequence[Message], used: int) -> str | None:
+        """Why a compaction could not bring the context under the threshold, or None.
+
+        What it would leave is at least what was counted less the messages it replaces (their
+        estimate), with a summary of no length at all: when even that passes the threshold,
+        the system prompt, the tools and the recent messages it keeps are too much for the
+        window, and compacting would only repeat."""
+        if not self.size or self.settings.compact_at <= 0:
+            return None
+        plan = plan_compaction(list(kept_now), self.keep_tokens())
+        if plan is None:
+            return None  # nothing to compact: the compaction says so itself
+        kept = kept_now[plan.cut :]
+        least = used - estimate_messages(self.view(kept_now)) + estimate_messages(kept)
+        limit = int(self.settings.compact_at * self.size)
+        if least <= limit:
+            return None
+        return (
+            f"no automatic compaction: even with an empty summary the context would hold about "
+            f"{least:,} tokens (the system prompt, the tools and the recent messages kept), past "
+            f"compact_at ({limit:,} of the {self.size:,}-token window), so it could not help; "
+            "set a larger context_window or a higher compact_at, or start a new session"
+        )
 
     def keep_tokens(self) -> int:
         if self.size:

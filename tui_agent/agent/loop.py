@@ -18,11 +18,12 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import httpx
 
 from ..approval import plan
-from ..context.events import Compacted
+from ..context.events import Compacted, CompactionStarted
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..providers import RequestSettings, ToolSchema, request_builder, tokens_used
 from ..session.records import AttachedFile, RawEvent, UserRecord, WithdrawRecord
@@ -77,6 +78,8 @@ class Agent:
         self.sent_anything = False
         self._stream_task: asyncio.Task[TurnResult] | None = None
         self._cancelled = False
+        # The automatic compaction of this message's turns: none yet, done, or told why not.
+        self._auto_compaction: Literal["none", "done", "told"] = "none"
         self._tool_list = ToolListLog(tools)
         self._offered_names: frozenset[str] | None = None  # of the last request
         # The window, the summary of a compacted conversation, and how full it is. ``messages``
@@ -179,10 +182,11 @@ class Agent:
         auto_steps = 0
         step = 0
         overflow_retried = False
+        self._auto_compaction = "none"
         while True:
             step += 1
             if self.context.should_compact(self.context_used()):
-                async with contextlib.aclosing(compact(self, "auto")) as compacting:
+                async with contextlib.aclosing(self._compact_by_itself()) as compacting:
                     async for step_event in compacting:
                         yield step_event
             yield TurnStarted(step)
@@ -240,6 +244,42 @@ class Agent:
                 yield Notice(message, "warning")
                 yield LoopEnded("max_steps", message)
                 return
+
+    async def _compact_by_itself(self) -> AsyncGenerator[AgentEvent, None]:
+        """The automatic compaction: at most one for each message the person sends, none when
+        it could not bring the context under the threshold, and the person told either way
+        (a window far too small once made 48 compactions in 28 s)."""
+        if self._auto_compaction == "told":
+            return
+        if self._auto_compaction == "done":
+            self._auto_compaction = "told"
+            yield Notice(
+                "the context is past compact_at again; it is compacted by itself at most once "
+                "for each message you send, so the next one waits for your next message "
+                "(or /compact)",
+                "warning",
+            )
+            return
+        futile = self.context.compaction_futile(self.messages, self.context_used())
+        if futile is not None:
+            self._auto_compaction = "told"
+            yield Notice(futile, "warning")
+            return
+        compacted = False
+        async with contextlib.aclosing(compact(self, "auto")) as compacting:
+            async for event in compacting:
+                if isinstance(event, CompactionStarted):  # not when there was nothing to do
+                    self._auto_compaction = "done"
+                compacted = compacted or isinstance(event, Compacted)
+                yield event
+        if compacted and self.context.should_compact(used := self.context_used()):
+            self._auto_compaction = "told"
+            yield Notice(
+                f"the compaction left {used:,} tokens, still past compact_at of the "
+                f"{self.context.size or 0:,}-token window; no more automatic compaction "
+                "until your next message",
+                "warning",
+            )
 
     async def _round(self, turn: Turn) -> AsyncGenerator[AgentEvent | CallRound, None]:
         """Run the turn's calls, passing their events on as they happen.

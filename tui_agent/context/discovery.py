@@ -9,7 +9,9 @@
 - Anthropic publishes no window in its API: the built-in table answers.
 
 Every question has a short timeout and any failure means "not known here"; the caller runs
-this in the background, so it never delays the first screen or the first turn.
+this in the background, so it never delays the first screen or the first turn. A number is
+believed only as a whole count of tokens inside a sane range (``window.sane_window``); any
+other (0, 1, 10^400, a string) is ignored with a log line.
 """
 
 from __future__ import annotations
@@ -20,14 +22,11 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from .window import sane_window
+
 TIMEOUT_S = 4.0
 _MODEL_KEYS = ("context_length", "max_model_len", "max_context_length", "context_window")
-
-
-def _positive(value: Any) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    return None
+_MAX_DIGITS = 12  # a count written with more digits is no window (and int() of 5,000 raises)
 
 
 def _root(base_url: str) -> str:
@@ -55,19 +54,21 @@ def from_model_list(payload: Any, model: str) -> int | None:
         if not isinstance(entry, dict) or entry.get("id") != model:
             continue
         for key in _MODEL_KEYS:
-            if found := _positive(entry.get(key)):
+            if found := sane_window(entry.get(key), f"GET /models ({key})"):
                 return found
         top = entry.get("top_provider")
-        if isinstance(top, dict) and (found := _positive(top.get("context_length"))):
+        where = "GET /models (top_provider.context_length)"
+        if isinstance(top, dict) and (found := sane_window(top.get("context_length"), where)):
             return found
     return None
 
 
 def from_llama_props(payload: Any) -> int | None:
     settings = payload.get("default_generation_settings") if isinstance(payload, dict) else None
-    if isinstance(settings, dict) and (found := _positive(settings.get("n_ctx"))):
+    where = "llama.cpp's GET /props (n_ctx)"
+    if isinstance(settings, dict) and (found := sane_window(settings.get("n_ctx"), where)):
         return found
-    return _positive(payload.get("n_ctx")) if isinstance(payload, dict) else None
+    return sane_window(payload.get("n_ctx"), where) if isinstance(payload, dict) else None
 
 
 def from_ollama_show(payload: Any) -> int | None:
@@ -77,13 +78,18 @@ def from_ollama_show(payload: Any) -> int | None:
     if isinstance(parameters, str):
         for line in parameters.splitlines():
             name, _, value = line.strip().partition(" ")
-            if name == "num_ctx" and value.strip().isdigit():
-                return _positive(int(value.strip()))
+            if name != "num_ctx":
+                continue
+            digits = value.strip()
+            where = "Ollama's POST /api/show (num_ctx)"
+            number = int(digits) if digits.isdigit() and len(digits) <= _MAX_DIGITS else digits
+            if found := sane_window(number, where):
+                return found
     info = payload.get("model_info")
     if isinstance(info, dict):
         for key, value in info.items():
-            found = _positive(value)
-            if found and isinstance(key, str) and key.endswith(".context_length"):
+            where = f"Ollama's POST /api/show ({str(key)[:60]!r})"
+            if str(key).endswith(".context_length") and (found := sane_window(value, where)):
                 return found
     return None
 
@@ -98,7 +104,9 @@ async def ask_window(
         payload = await _get_json(
             client, "GET", f"{base_url}/v1beta/{quote(name, safe='/')}", headers
         )
-        return _positive(payload.get("inputTokenLimit")) if isinstance(payload, dict) else None
+        if not isinstance(payload, dict):
+            return None
+        return sane_window(payload.get("inputTokenLimit"), "GET /v1beta/models (inputTokenLimit)")
     if not protocol.startswith("openai"):
         return None
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}

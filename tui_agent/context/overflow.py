@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .window import sane_window
+
 # Each pattern is one server's wording (lower case), as seen in its error message.
 _PATTERNS = (
     "context_length_exceeded",  # OpenAI's error code, when the message carries it
@@ -50,9 +52,10 @@ def overflow_limit(error: str | None) -> int | None:
     for pattern in _LIMITS:
         found = pattern.search(text)
         if found:
-            value = int(found.group(1).replace(",", ""))
-            if value > 0:
-                return value
+            digits = found.group(1).replace(",", "")
+            # More digits than any window has are no window (and int() of 5,000 raises).
+            value: object = int(digits) if len(digits) <= 12 else digits
+            return sane_window(value, "the server's overflow error")
     return None
 
 

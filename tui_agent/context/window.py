@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Literal
 
 WindowSource = Literal["profile", "server", "table", "error"]
+
+# A window a server reports is believed only inside this range (tokens): below it no request
+# fits (a window of 1 compacted before every step), above it a number is no window at all
+# (10^400 overflowed every float it met).
+MIN_WINDOW = 256
+MAX_WINDOW = 100_000_000
+
+log = logging.getLogger(__name__)
 
 # Longest prefix wins; model names are compared in lower case. Input windows as published.
 _KNOWN: tuple[tuple[str, int], ...] = (
@@ -42,6 +51,34 @@ class ContextWindow:
 
     size: int | None = None
     source: WindowSource | None = None
+
+
+def sane_window(value: object, origin: str) -> int | None:
+    """``value`` as a window in tokens; None when absent, or (with a log line saying so) when it
+    is not a whole number from ``MIN_WINDOW`` to ``MAX_WINDOW``. ``origin`` names where it came
+    from, for that line."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and MIN_WINDOW <= value <= MAX_WINDOW:
+        return value
+    log.warning(
+        "ignored the context window %s gave: %s (a window is a whole number of tokens from "
+        "%d to %d)",
+        origin,
+        shown_number(value),
+        MIN_WINDOW,
+        MAX_WINDOW,
+    )
+    return None
+
+
+def shown_number(value: object) -> str:
+    """A short form of a value a server sent as a number, for a log line (never all of a
+    4,000-digit number)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def builtin_window(model: str) -> int | None:

@@ -10,6 +10,7 @@ already end with, and how to count the tokens its usage reports.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,12 @@ from typing import Any
 from ..conversation import Message
 from .decoding import StreamDecoder
 from .request import ProviderRequest, RequestSettings, ToolSchema
+
+# A usage count past this is no count (a turn of a 100M-token window is far below it); it is
+# ignored with a log line, as a count of 10^400 would overflow every float it met.
+MAX_USAGE_COUNT = 1_000_000_000
+
+log = logging.getLogger(__name__)
 
 RequestBuilder = Callable[
     [Sequence[Message], Sequence[ToolSchema], RequestSettings], ProviderRequest
@@ -43,7 +50,12 @@ class UsageKeys:
 
 def _count(value: Any) -> int:
     # bool is an int to Python, and a hostile server may send one; neither counts.
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return 0
+    if value > MAX_USAGE_COUNT:
+        log.warning("ignored a usage count past %d tokens the server sent", MAX_USAGE_COUNT)
+        return 0
+    return value
 
 
 @dataclass(frozen=True)
