@@ -108,3 +108,34 @@ def test_doctor_says_whether_a_fork_bomb_is_stopped_and_memory_bounded_in_total(
     assert "fork bomb stopped" in text
     # Good to have, no way out: their absence never makes an approval warn.
     assert not [name for name in missing(SandboxPolicy(), caps) if "memory" in name]
+
+
+async def test_writing_past_the_quota_in_the_workspace_is_stopped(ctx: ToolContext) -> None:
+    """Two files of 40 MiB under a 64 MiB quota: each passes the per-file limit, together they
+    do not; the command is stopped before it goes on, and the result says why."""
+    command = (
+        "dd if=/dev/zero of=a.bin bs=1M count=40 2>/dev/null; sync a.bin; "
+        "dd if=/dev/zero of=b.bin bs=1M count=40 2>/dev/null; sync b.bin; "
+        "sleep 5; echo went on"
+    )
+    out = await run(ctx, command, write_mb=64)
+    assert "stopped: it wrote more than 64 MiB in the workspace" in out.text, out.text
+    assert "went on" not in out.text
+
+
+async def test_one_file_past_the_quota_is_cut_at_it(ctx: ToolContext) -> None:
+    out = await run(ctx, "head -c 100M /dev/zero > big.bin; echo status $?", write_mb=32)
+    assert (ctx.workspace / "big.bin").stat().st_size <= 32 << 20
+    # The kernel cuts the file at the limit (SIGXFSZ); the file system has then lost the quota
+    # too, so the init's watch may stop the shell before it says so: either way, with the cause.
+    told = ("File size limit exceeded", "status 153", "stopped: it wrote more than 32 MiB")
+    assert any(text in out.text for text in told), out.text
+
+
+async def test_the_private_temporary_folder_holds_at_most_the_quota(ctx: ToolContext) -> None:
+    out = await run(
+        ctx,
+        'head -c 40M /dev/zero > "$TMPDIR/a"; head -c 40M /dev/zero > "$TMPDIR/b"; echo status $?',
+        write_mb=64,
+    )
+    assert "No space left on device" in out.text, out.text

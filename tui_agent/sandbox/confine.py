@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .detect import Capabilities, detect
@@ -36,6 +36,21 @@ class Launch:
     memory_events: str = ""  # the call's memory group's OOM counter file ("" without one)
     max_processes: int = 0
     memory_mb: int = 0
+    write_mb: int = 0
+    _reported: list[bytes] = field(default_factory=list)
+
+    def _reports(self) -> bytes:
+        """What the init wrote on the report pipe (read once, after the command ended): b"L"
+        it stopped processes left running, b"W" it stopped the command at the write quota."""
+        if not self._reported:
+            data = b""
+            if self.report_fd >= 0:
+                try:
+                    data = os.read(self.report_fd, 16)
+                except OSError:
+                    data = b""
+            self._reported.append(data)
+        return self._reported[0]
 
     def limits_hit(self) -> tuple[str, ...]:
         """Why the sandbox stopped the command at a limit (ask once, after it ended, while the
@@ -45,17 +60,14 @@ class Launch:
             stopped.append(f"stopped: it tried to run more than {self.max_processes} processes")
         if counter(self.memory_events, "oom_kill"):
             stopped.append(f"stopped: it used more than {self.memory_mb} MiB of memory in total")
+        if b"W" in self._reports():
+            stopped.append(f"stopped: it wrote more than {self.write_mb} MiB in the workspace")
         return tuple(stopped)
 
     def stopped_leftovers(self) -> bool:
         """True when the sandbox stopped processes the command left running (ask once, after
         the command ended)."""
-        if self.report_fd < 0:
-            return False
-        try:
-            return os.read(self.report_fd, 1) == b"L"
-        except OSError:
-            return False
+        return b"L" in self._reports()
 
 
 @contextlib.contextmanager
@@ -97,6 +109,7 @@ def confinement(
                 memory.events,
                 policy.max_processes,
                 policy.memory_mb,
+                policy.write_mb,
             )
     finally:
         os.close(report_write)
@@ -125,9 +138,12 @@ def plan_for(
     guarded, links = guarded_paths(writable[0]) if write_mode else ((), ())
     by_rules = links if caps.namespaces else (*guarded, *links)
     rules = policy_rules(writable, denied, readable, by_rules) if caps.landlock_abi else []
-    kept = (os.path.realpath(private), *readable)
     real_workspace = os.path.realpath(workspace)
-    view = host_view(real_workspace, kept, policy.network) if caps.namespaces else None
+    view = (
+        host_view(real_workspace, readable, policy.network, os.path.realpath(private))
+        if caps.namespaces
+        else None
+    )
     return Plan(
         app_pid=os.getpid(),
         namespaces=caps.namespaces,
@@ -145,6 +161,8 @@ def plan_for(
         gid=os.getgid(),
         view=view,
         read_only=guarded if caps.namespaces else (),
+        scratch_mb=policy.write_mb,
+        write_mb=policy.write_mb,
     )
 
 

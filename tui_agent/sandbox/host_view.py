@@ -51,16 +51,18 @@ class HostView:
     covered: tuple[str, ...]
     kept: tuple[str, ...]
     sockets: tuple[str, ...]
+    scratch: str = ""  # the private temporary folder: a tmpfs of its own, of the write quota
 
 
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def host_view(workspace: str, kept: tuple[str, ...], network: bool) -> HostView:
-    """Computed in the app before the fork. ``kept``: real paths the command must see (the
-    workspace is one of them)."""
-    keep = [os.path.realpath(path) for path in (workspace, *kept, os.path.expanduser("~"))]
+def host_view(workspace: str, kept: tuple[str, ...], network: bool, scratch: str = "") -> HostView:
+    """Computed in the app before the fork. ``kept``: real paths the command must see besides
+    the workspace and home; ``scratch``: the private temporary folder."""
+    paths = (workspace, *kept, os.path.expanduser("~"), *((scratch,) if scratch else ()))
+    keep = [os.path.realpath(path) for path in paths]
     resolv = os.path.realpath("/etc/resolv.conf")
     covered: list[str] = []
     for folder in COVERED:
@@ -74,7 +76,11 @@ def host_view(workspace: str, kept: tuple[str, ...], network: bool) -> HostView:
         covered.append(real)
     if network and any(_inside(resolv, folder) for folder in covered):
         keep.append(resolv)
-    inside = tuple(dict.fromkeys(p for p in keep if any(_inside(p, f) and p != f for f in covered)))
+    inside = tuple(
+        dict.fromkeys(
+            p for p in keep if p != scratch and any(_inside(p, f) and p != f for f in covered)
+        )
+    )
     sockets = tuple(
         path
         for path in _sockets()
@@ -84,7 +90,7 @@ def host_view(workspace: str, kept: tuple[str, ...], network: bool) -> HostView:
             or any(_inside(path, folder) for folder in inside)
         )
     )
-    return HostView(tuple(covered), inside, sockets)
+    return HostView(tuple(covered), inside, sockets, scratch)
 
 
 def _sockets() -> tuple[str, ...]:
@@ -164,6 +170,10 @@ def apply(view: HostView, scratch_mb: int) -> None:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
             _mount(f"/proc/self/fd/{fd}".encode(), path, None, _MS_BIND | _MS_REC, None)
+        if view.scratch:
+            os.makedirs(view.scratch, exist_ok=True)
+            options = f"mode=700,size={scratch_mb}m".encode()
+            _mount(b"tmpfs", view.scratch, b"tmpfs", _MS_NOSUID | _MS_NODEV, options)
         for path in view.sockets:
             with contextlib.suppress(OSError):
                 _mount(b"/dev/null", path, None, _MS_BIND, None)

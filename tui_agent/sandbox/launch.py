@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import git_guard, host_view, seccomp
+from . import git_guard, host_view, seccomp, write_quota
 from . import landlock as ll
 from . import namespaces as ns
 from .limits import apply_limits
@@ -67,6 +67,7 @@ class Plan:
     read_only: tuple[str, ...] = ()  # bind-mounted read-only in the namespace (git_guard.py)
     memory_procs: str = ""  # cgroup.procs of the command's memory group (see memory_cgroup)
     memory_events: str = ""  # the file whose oom_kill counts the group's OOM kills
+    write_mb: int = 0  # the workspace's file system may lose at most this much (0: no watch)
 
 
 def preexec(plan: Plan) -> Callable[[], None]:
@@ -141,7 +142,7 @@ def _launch(plan: Plan) -> None:
         _become_command(plan, original_mask)
         return
     _closefds_except({status_write, plan.report_fd, *watched})
-    _init(command, status_write, plan, watched)
+    _init(command, status_write, plan, watched, write_quota.start())
 
 
 def _confine(plan: Plan) -> None:
@@ -162,7 +163,7 @@ def _landlock(plan: Plan) -> None:
 
 
 def _become_command(plan: Plan, original_mask: set[int | signal.Signals]) -> None:
-    apply_limits(plan.max_processes, plan.memory_mb)
+    apply_limits(plan.max_processes, plan.memory_mb, plan.write_mb)
     signal.pthread_sigmask(signal.SIG_SETMASK, original_mask)
 
 
@@ -229,7 +230,7 @@ def _counter(fd: int, name: bytes) -> int:
     return 0
 
 
-def _watch(plan: Plan, watched: tuple[int, int]) -> None:
+def _watch(plan: Plan, watched: tuple[int, int], free_at_start: int) -> None:
     """Stop the command at a limit it keeps hitting: forks refused by the pids cgroup, a kill
     by the memory cgroup's OOM killer (the app's result says which, from the same counters), or
     past ``max_processes`` in the private /proc where no cgroup counts. May not return."""
@@ -238,9 +239,16 @@ def _watch(plan: Plan, watched: tuple[int, int]) -> None:
         os._exit(128 + signal.SIGKILL)
     if plan.fresh_proc and plan.max_processes and _too_many(plan.max_processes):
         _stop_all(f"it ran more than {plan.max_processes} processes at once")
+    if plan.write_mb and write_quota.exceeded(free_at_start, plan.write_mb):
+        if plan.report_fd >= 0:
+            os.write(plan.report_fd, b"W")
+        os.kill(-1, signal.SIGKILL)
+        os._exit(128 + signal.SIGKILL)
 
 
-def _init(command: int, status_write: int, plan: Plan, watched: tuple[int, int]) -> None:
+def _init(
+    command: int, status_write: int, plan: Plan, watched: tuple[int, int], free_at_start: int
+) -> None:
     """PID 1 of the namespace: reap, pass on stop signals, end with the command, and stop a
     command at its limits (see ``_watch``); every ``_WATCH_S`` even while children keep ending
     (each end is a SIGCHLD). Never returns."""
@@ -250,7 +258,7 @@ def _init(command: int, status_write: int, plan: Plan, watched: tuple[int, int])
         now = time.monotonic()
         if now - checked >= _WATCH_S:
             checked = now
-            _watch(plan, watched)
+            _watch(plan, watched, free_at_start)
         if info is None:
             continue
         if info.si_signo != signal.SIGCHLD:

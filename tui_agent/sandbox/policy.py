@@ -80,6 +80,7 @@ DEFAULT_DENIED_PATHS: tuple[str, ...] = (
 )
 DEFAULT_MAX_PROCESSES = 512
 DEFAULT_MEMORY_MB = 8192
+DEFAULT_WRITE_MB = 2048
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class SandboxPolicy:
     denied: tuple[str, ...] = DEFAULT_DENIED_PATHS
     max_processes: int = DEFAULT_MAX_PROCESSES
     memory_mb: int = DEFAULT_MEMORY_MB  # address space of each process
+    write_mb: int = DEFAULT_WRITE_MB  # what one call may write (see sandbox/write_quota.py)
 
     @property
     def confined(self) -> bool:
@@ -107,7 +109,7 @@ class SandboxPolicy:
         denied = "\x1f".join(self.denied)
         return (
             f"sandbox={self.mode.value};network={self.network};denied={denied};"
-            f"processes={self.max_processes};memory_mb={self.memory_mb}"
+            f"processes={self.max_processes};memory_mb={self.memory_mb};write_mb={self.write_mb}"
         )
 
     def with_mode(

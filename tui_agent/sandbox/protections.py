@@ -103,7 +103,22 @@ def _stops(policy: SandboxPolicy, caps: Capabilities) -> list[Protection]:
             "no memory cgroup can be made here: only each process's address space is bounded",
             essential=False,
         )
-    return [bomb, memory]
+    if caps.namespaces:
+        writes = Protection(
+            "write quota",
+            True,
+            f"{policy.write_mb} MiB: $TMPDIR a tmpfs of that size, the workspace's file system "
+            "watched every 20 ms, no one file larger",
+        )
+    else:
+        writes = Protection(
+            "write quota",
+            False,
+            f"only no one file past {policy.write_mb} MiB: without namespaces no init watches "
+            "the workspace and $TMPDIR is an ordinary folder",
+            essential=False,
+        )
+    return [bomb, memory, writes]
 
 
 def _host_services(policy: SandboxPolicy, caps: Capabilities) -> Protection:

@@ -27,4 +27,5 @@ def session_policy(config: Config, profile_name: str | None = None) -> SandboxPo
         denied=tuple(settings.sandbox_denied_paths),
         max_processes=settings.sandbox_max_processes,
         memory_mb=settings.sandbox_memory_mb,
+        write_mb=settings.sandbox_write_mb,
     )
