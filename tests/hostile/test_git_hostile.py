@@ -12,11 +12,12 @@ import os
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tui_agent.prompting.file_index import FileIndex, list_files
-from tui_agent.sandbox import app_git
+from tui_agent.sandbox import app_git, detect
 
 from ..checkpoint_helpers import Bench
 from ..fake_provider import FakeProvider
@@ -221,3 +222,36 @@ async def test_a_shadow_made_before_keeps_bytes_from_now_on(tmp_path: Path) -> N
     await bench.call("run_command", json.dumps({"command": "echo x > dos.txt"}))
     bench.rewind(since)
     assert (ws / "dos.txt").read_bytes() == b"a\r\n"
+
+
+def test_the_file_index_git_runs_in_the_read_only_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defense in depth: were a setting to slip past the overrides (here: none are given), what
+    git ran for the file index could neither write outside nor inside the workspace."""
+    if not detect().landlock_abi:
+        pytest.skip("needs Landlock (see tui-agent doctor)")
+    ws = tmp_path / "ws"
+    _repo(ws)
+    marker = tmp_path / "outside-marker"
+    hook = ws / "hook.sh"  # planted in the workspace, as a command would
+    hook.write_text(
+        f"#!/bin/sh\necho hook-ran >&2\necho x > '{marker}' || echo refused-outside >&2\n"
+        f"echo x > '{ws}/planted' || echo refused-inside >&2\n"
+    )
+    hook.chmod(0o755)
+    _git(ws, "config", "core.fsmonitor", str(hook))
+    monkeypatch.setattr(app_git, "overrides", lambda: ["--no-pager"])
+    seen: list[subprocess.CompletedProcess[bytes]] = []
+    real_run = app_git.run
+
+    def run(*args: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        seen.append(real_run(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(app_git, "run", run)
+    assert "src/main.py" in list_files(ws)
+    (done,) = seen
+    assert b"hook-ran" in done.stderr, done.stderr  # the hole is real: the hook ran
+    assert b"refused-outside" in done.stderr and b"refused-inside" in done.stderr
+    assert not marker.exists() and not (ws / "planted").exists()

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..sandbox import app_git
+from ..sandbox import SandboxMode, SandboxPolicy, app_git, confinement
 from .gitignore import walk_files
 
 MAX_FILES = 500_000
@@ -55,15 +55,21 @@ def _relative(path: Path, workspace: Path) -> str:
 
 
 def _git_files(workspace: Path) -> list[str] | None:
-    """``git ls-files`` run the app's way (``sandbox/app_git.py``): nothing the workspace's
-    ``.git`` holds (fsmonitor, hooks...) can make it run a program."""
+    """``git ls-files`` run the app's way (``sandbox/app_git.py``: nothing the workspace's
+    ``.git`` holds, fsmonitor, hooks..., can make it run a program), and inside the read-only
+    sandbox where this machine has one: should git still run something, that cannot write or
+    reach the network. A sandbox that cannot be set up fails the call: the walk lists then."""
+    policy = SandboxPolicy(mode=SandboxMode.READ_ONLY)
     try:
-        done = app_git.run(
-            ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            workspace=workspace,
-            cwd=workspace,
-            timeout=GIT_TIMEOUT_S,
-        )
+        with confinement(policy, workspace) as launch:
+            done = app_git.run(
+                ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                workspace=workspace,
+                cwd=workspace,
+                env=launch.env,
+                timeout=GIT_TIMEOUT_S,
+                preexec=launch.preexec,
+            )
     except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
         return None
     if done.returncode != 0:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 GIT_TIMEOUT_S = 60.0
@@ -140,10 +140,12 @@ def run(
     env: Mapping[str, str] = {},
     data: bytes | None = None,
     timeout: float = GIT_TIMEOUT_S,
+    preexec: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """One git command, the app's way. ``workspace``: the folder git must not take a program
     from; ``env``: the ``GIT_*`` variables this command needs (``GIT_DIR`` and such). Raises
-    ``GitMissingError``, ``OSError`` and ``subprocess.TimeoutExpired``."""
+    ``GitMissingError``, ``OSError`` and ``subprocess.TimeoutExpired``. ``preexec``: the
+    sandbox's confinement (``confine.confinement``), where the command fits in it."""
     return subprocess.run(
         [git_program(workspace), *overrides(), *args],
         input=data,
@@ -153,4 +155,5 @@ def run(
         env=environment(workspace, env),
         timeout=timeout,
         check=False,
+        preexec_fn=preexec,
     )
