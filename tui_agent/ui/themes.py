@@ -54,13 +54,30 @@ def load_themes(directories: list[Path] | None = None) -> tuple[list[Theme], lis
             continue
         for path in files:
             try:
-                data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-                name = data.get("name") or path.stem
-                fields = {k: data[k] for k in _FIELDS if k in data}
-                themes.append(Theme(name=str(name), **fields))
+                themes.append(_theme(path))
             except (OSError, ValueError, TypeError) as exc:
                 problems.append(f"theme {path.name} skipped: {exc}")
     return themes, problems
+
+
+def _theme(path: Path) -> Theme:
+    """The theme a file holds, checked whole now: a colour Textual cannot parse raised only
+    once the theme was applied, and stopped the app at start."""
+    data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("name must be a non-empty string")
+    fields = {key: data[key] for key in _FIELDS if key in data}
+    for key, value in fields.items():
+        wanted = bool if key == "dark" else str
+        if not isinstance(value, wanted):
+            raise TypeError(f"{key} must be a {'true or false' if wanted is bool else 'string'}")
+    theme = Theme(name=name, **fields)
+    try:
+        theme.to_color_system().generate()
+    except Exception as exc:  # Textual's own parsing of the colours (ColorParseError...)
+        raise ValueError(str(exc) or type(exc).__name__) from exc
+    return theme
 
 
 def register_themes(app: App[Any]) -> list[str]:
