@@ -102,6 +102,7 @@ async def test_edge_server(tmp_path: Path) -> None:
         servers.listen(lambda e: changed.set() if "changed its tools" in e.text else None)
         assert await _call(registry, "mcp__edge__grow", "{}", ctx) == ("grown", False)
         await asyncio.wait_for(changed.wait(), 10)
+        await servers.tools_settled()  # adapted in a worker thread after the change
         assert "mcp__edge__added" in {spec.name for spec in servers.tool_specs()}
         # Cancelling the call (Esc) sends notifications/cancelled: the server's handler stops.
         checked = validate_call(registry, ToolCall("c", "mcp__edge__slow", "{}"))

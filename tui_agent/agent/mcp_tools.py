@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..config import Config
 from ..logs import add_log_secret
 from ..mcp.config import McpServerConfig
+from ..mcp.limits import McpLimits
 from ..mcp.trust import trusted_workspace_servers
 from ..mcp.workspace_file import VariablePolicy
 from ..providers import ToolSchema
@@ -29,12 +30,13 @@ def attach_servers(
     configs: dict[str, McpServerConfig],
     workspace: Path,
     redactor: Redactor | None = None,
+    limits: McpLimits | None = None,
 ) -> McpServers:
     """Servers for ``configs``, wired to ``agent``'s tools (not started yet). The values their
     ``${VAR}``s were read from are redacted from the log and by ``redactor`` (the session's)."""
     from ..mcp.servers import McpServers
 
-    servers = McpServers(configs, workspace)
+    servers = McpServers(configs, workspace, limits)
     base = list(agent.calls.registry)
     servers.taken = frozenset(spec.name for spec in base)
 
@@ -76,7 +78,7 @@ async def start_mcp(
     configs.update(trusted_workspace_servers(workspace, configs, policy, trusted=trust_workspace))
     if not configs:
         return None
-    servers = attach_servers(agent, configs, workspace, redactor)
+    servers = attach_servers(agent, configs, workspace, redactor, config.settings.mcp_limits())
     servers.start()
     if wait:
         await servers.wait_ready()

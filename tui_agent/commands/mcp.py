@@ -87,7 +87,7 @@ async def _list(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(config, args.workspace)
     configs = dict(config.mcp_servers)
     configs.update(trusted_workspace_servers(workspace, configs, workspace_variable_policy(config)))
-    servers = McpServers(configs, workspace)
+    servers = McpServers(configs, workspace, config.settings.mcp_limits())
     servers.taken = frozenset(tool_registry(config).names())
     servers.start()
     try:

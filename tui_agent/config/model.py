@@ -16,6 +16,7 @@ from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, 
 from ..checkpoints.prune import DEFAULT_KEEP_DAYS
 from ..checkpoints.shadow import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, Limits
 from ..mcp.config import McpConfigError, McpServerConfig, check_server_name
+from ..mcp.limits import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_TOOLS, McpLimits
 from ..sandbox.policy import (
     DEFAULT_DENIED_PATHS,
     DEFAULT_MAX_PROCESSES,
@@ -136,6 +137,17 @@ class Settings(BaseModel):
     # Variables whose names look like secrets that a trusted workspace .mcp.json may still send
     # as ${VAR} (a provider's key variable never: mcp/workspace_file.py VariablePolicy).
     workspace_mcp_variables: list[str] = Field(default_factory=list)
+    # MCP servers (see tui_agent/mcp/limits.py): the bytes of one message a stdio server writes
+    # (a result included), the MCP tools one request carries across servers, and the least time
+    # between two tools/list of one server however often it says its tools changed.
+    mcp_max_message_bytes: int = Field(default=DEFAULT_MAX_MESSAGE_BYTES, ge=65536)
+    mcp_max_tools: int = Field(default=DEFAULT_MAX_TOOLS, ge=0)
+    mcp_list_changed_interval: float = Field(default=1.0, ge=0, strict=False)
+
+    def mcp_limits(self) -> McpLimits:
+        return McpLimits(
+            self.mcp_max_message_bytes, self.mcp_max_tools, self.mcp_list_changed_interval
+        )
 
     def checkpoint_limits(self) -> Limits:
         """What a checkpoint (and a rewind's capture of the files it replaces) covers."""

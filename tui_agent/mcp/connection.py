@@ -26,7 +26,8 @@ from mcp.shared.exceptions import MCPError
 
 from ..tools.spec import ToolOutput
 from .config import McpConfigError, McpServerConfig, expand_variables
-from .process_group import end, recorder
+from .limits import REFUSED_CODE, McpLimits
+from .process_group import Spawned, end, recorder
 from .results import result_output
 from .start import (
     base_environment,
@@ -46,6 +47,16 @@ _log = logging.getLogger("tui_agent.mcp")
 CLIENT_INFO = types.Implementation(name="tui-agent", version="0.1.0")
 
 
+def _without_traceback(record: logging.LogRecord) -> bool:
+    """The SDK logs a line it cannot parse with a traceback (to the log, or the terminal of
+    ``run``): the message says enough."""
+    record.exc_info, record.exc_text = None, None
+    return True
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_without_traceback)
+
+
 class McpConnection:
     """A server's state (``status``, ``error``, ``tools``) and its session while it is ready.
 
@@ -60,8 +71,10 @@ class McpConnection:
         workspace: Path,
         on_change: Callable[[McpConnection], None],
         on_notice: Callable[[str, str], None],
+        limits: McpLimits | None = None,
     ) -> None:
         self.name = name
+        self.limits = limits or McpLimits()
         self.config = config
         self.workspace = workspace
         self.status: Status = "starting" if config.enabled else "disabled"
@@ -77,6 +90,9 @@ class McpConnection:
         self._stderr: StderrLog | None = None
         self._process: Any = None  # the stdio server's process, once spawned
         self._refreshing: set[asyncio.Task[None]] = set()
+        self._changes_waiting = False  # a tools/list_changed came while a refresh was due
+        self._last_refresh = float("-inf")  # the loop's time of the last tools/list
+        self.refreshes = 0  # tools/list after a change, for whoever wants to count them
         self.settled = asyncio.Event()  # ready or failed (or disabled): start() is over
         if not config.enabled:
             self.settled.set()
@@ -187,11 +203,12 @@ class McpConnection:
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env, cwd=str(cwd)
             )
-            spawned = recorder()
+            limits = self.limits
+            spawned = recorder(Spawned(limits.max_message_bytes, limits.max_depth, self._refused))
             stack.callback(self._end_group)
             streams = await stack.enter_async_context(stdio_client(params, errlog=stderr.writer))
             stderr.close_writer()  # the server holds its own copy now
-            self._process = spawned[0] if spawned else None
+            self._process = spawned.processes[0] if spawned.processes else None
             return streams
         assert config.url is not None
         headers = {
@@ -207,6 +224,9 @@ class McpConnection:
         value, used = expand_variables(text, where)
         self.secrets += [secret for secret in used if secret]
         return value
+
+    def _refused(self, why: str) -> None:
+        _log.warning("mcp server %s: %s", self.name, why)
 
     def _fail(self, why: str) -> None:
         self.status, self.error, self.tools = "failed", why, []
@@ -264,6 +284,8 @@ class McpConnection:
                     f"no result within tool_timeout ({timeout:g} s); the server was told to cancel",
                     is_error=True,
                 )
+            if exc.code == REFUSED_CODE:
+                return ToolOutput(f"MCP server {self.name!r}: {exc.message}", is_error=True)
             return ToolOutput(f"MCP server {self.name!r} refused the call: {exc}", is_error=True)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             self._lost(f"the connection broke during a call ({type(exc).__name__})")
@@ -273,13 +295,32 @@ class McpConnection:
     async def _on_message(self, message: Any) -> None:
         message = getattr(message, "root", message)
         if isinstance(message, types.ToolListChangedNotification):
-            task = asyncio.create_task(self._refresh())
+            if self._refreshing:  # one is due or running: it reads the list again after
+                self._changes_waiting = True
+                return
+            task = asyncio.create_task(self._refresh_soon())
             self._refreshing.add(task)
             task.add_done_callback(self._refreshing.discard)
         elif isinstance(message, Exception):
             _log.info("mcp server %s: transport error: %s", self.name, message)
 
+    async def _refresh_soon(self) -> None:
+        """tools/list now, or once ``list_changed_interval_s`` passed since the last one; again
+        after it if more changes were announced meanwhile (a storm costs one list a period)."""
+        loop = asyncio.get_running_loop()
+        interval = self.limits.list_changed_interval_s
+        while True:
+            wait = self._last_refresh + interval - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._changes_waiting = False
+            self._last_refresh = loop.time()
+            await self._refresh()
+            if not self._changes_waiting:
+                return
+
     async def _refresh(self) -> None:
+        self.refreshes += 1
         session = self._session
         if session is None:
             return
@@ -290,10 +331,12 @@ class McpConnection:
             _log.warning("mcp server %s: tools/list after a change failed: %s", self.name, exc)
             return
         if self._session is session:
+            same = [t.name for t in tools] == [t.name for t in self.tools]
             self.tools = tools
-            self._on_notice(
-                f"MCP server {self.name!r} changed its tools ({len(tools)} now)", "info"
-            )
+            if not same:
+                self._on_notice(
+                    f"MCP server {self.name!r} changed its tools ({len(tools)} now)", "info"
+                )
             self._on_change(self)
 
 
@@ -321,6 +364,8 @@ def _describe(exc: BaseException, config: McpServerConfig) -> str:
     if isinstance(exc, PermissionError) and config.command is not None:
         return f"cannot start {config.command!r}: permission denied"
     if isinstance(exc, MCPError):
+        if exc.code == REFUSED_CODE:
+            return exc.message
         return f"the server answered with an error: {exc.message}"
     text = str(exc).strip() or type(exc).__name__
     return f"{type(exc).__name__}: {text}"[:500]

@@ -18,16 +18,31 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 import mcp.client.stdio as stdio_module
 
+from .bounded_stdout import bound_stdout
+from .limits import DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH
+
 LIFELINE = str(Path(__file__).with_name("lifeline.py"))
-_spawned: ContextVar[list[Any] | None] = ContextVar("tui_agent_mcp_spawned", default=None)
+_spawned: ContextVar[Spawned | None] = ContextVar("tui_agent_mcp_spawned", default=None)
 _running: dict[int, Any] = {}  # lifeline pid -> its process, until it was ended
+
+
+@dataclass
+class Spawned:
+    """What the next spawn in this task reads its stdout with, and the process it made."""
+
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    max_depth: int = MAX_DEPTH
+    on_refused: Callable[[str], None] | None = None
+    processes: list[Any] = field(default_factory=list)
 
 
 def lifeline_argv(command: str, args: list[str]) -> list[str]:
@@ -69,9 +84,9 @@ async def spawn(
         cwd=cwd,
         start_new_session=True,
     )
-    box = _spawned.get()
-    if box is not None:
-        box.append(process)
+    box = _spawned.get() or Spawned()
+    bound_stdout(process, box.max_message_bytes, box.max_depth, box.on_refused)
+    box.processes.append(process)
     _running[process.pid] = process
     return process
 
@@ -83,10 +98,9 @@ def _install() -> None:
     atexit.register(kill_all)
 
 
-def recorder() -> list[Any]:
-    """A list that receives the process spawned next in this task."""
+def recorder(box: Spawned) -> Spawned:
+    """Let ``box`` receive the process spawned next in this task (and bound its stdout)."""
     _install()
-    box: list[Any] = []
     _spawned.set(box)
     return box
 

@@ -16,6 +16,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 
 MAX_ERRORS = 5
+SCHEMA_NODES = 20_000  # mcp/limits.py: the parts of one schema once its $refs are inlined
 _META_KEYS = ("$schema", "$id", "$comment")
 
 
@@ -57,19 +58,23 @@ def describe_errors(validator: Validator, arguments: dict[str, Any]) -> str | No
     return "; ".join(parts)
 
 
-def provider_form(schema: dict[str, Any]) -> dict[str, Any]:
+def provider_form(schema: dict[str, Any], max_nodes: int = SCHEMA_NODES) -> dict[str, Any]:
     """The same schema, self-contained: local ``$ref``s inlined, ``$schema``/``$id`` dropped.
 
     Some providers (Gemini's subset among them) reject references and meta keys; inlining keeps
     the meaning. A recursive schema cannot be inlined and is passed as given, minus meta keys.
+    BadToolSchema when the inlined form would have more than ``max_nodes`` parts: a few bytes of
+    definitions that each use the one before twice double with every level (1.5 KB became
+    28 MB in every request, after a minute and 800 MB).
     """
     definitions: dict[str, Any] = {}
     for key in ("$defs", "definitions"):
         found = schema.get(key)
         if isinstance(found, dict):
             definitions.update({f"#/{key}/{name}": value for name, value in found.items()})
+    budget = _Budget(max_nodes)
     try:
-        inlined = _inline(schema, definitions, ())
+        inlined = _inline(schema, definitions, (), budget)
     except _Recursive:
         inlined = copy.deepcopy(schema)
     else:
@@ -85,23 +90,37 @@ class _Recursive(Exception):
     pass
 
 
-def _inline(node: Any, definitions: dict[str, Any], seen: tuple[str, ...]) -> Any:
+class _Budget:
+    def __init__(self, nodes: int) -> None:
+        self.limit = self.left = nodes
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise BadToolSchema(
+                f"its input schema grows past {self.limit:,} parts once its $refs are inlined "
+                "(definitions that use each other over and over)"
+            )
+
+
+def _inline(node: Any, definitions: dict[str, Any], seen: tuple[str, ...], budget: _Budget) -> Any:
+    budget.spend()
     if isinstance(node, list):
-        return [_inline(item, definitions, seen) for item in node]
+        return [_inline(item, definitions, seen, budget) for item in node]
     if not isinstance(node, dict):
         return node
     ref = node.get("$ref")
     if isinstance(ref, str):
         if ref in seen or ref not in definitions:
             raise _Recursive
-        target = _inline(definitions[ref], definitions, (*seen, ref))
-        rest = {k: _inline(v, definitions, seen) for k, v in node.items() if k != "$ref"}
+        target = _inline(definitions[ref], definitions, (*seen, ref), budget)
+        rest = {k: _inline(v, definitions, seen, budget) for k, v in node.items() if k != "$ref"}
         return {**target, **rest} if isinstance(target, dict) else target
     return {
         key: (
             value
             if key in ("enum", "const", "default", "examples")
-            else _inline(value, definitions, seen)
+            else _inline(value, definitions, seen, budget)
         )
         for key, value in node.items()
     }

@@ -61,7 +61,8 @@ def _start_workspace_servers(app: Any, host: SessionHost, declared: Any) -> None
     if not configs:
         return
     if host.mcp is None:
-        host.mcp = attach_servers(host.agent, configs, host.workspace, host.redactor)
+        limits = host.config.settings.mcp_limits()
+        host.mcp = attach_servers(host.agent, configs, host.workspace, host.redactor, limits)
         _watch(app, host.mcp)
         host.mcp.start()
     else:
