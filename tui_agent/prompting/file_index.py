@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..sandbox import SandboxMode, SandboxPolicy, app_git, confinement
+from ..sandbox import SandboxMode, SandboxPolicy, app_git, confinement, detect
 from .gitignore import walk_files
 
 MAX_FILES = 500_000
@@ -57,9 +57,12 @@ def _relative(path: Path, workspace: Path) -> str:
 def _git_files(workspace: Path) -> list[str] | None:
     """``git ls-files`` run the app's way (``sandbox/app_git.py``: nothing the workspace's
     ``.git`` holds, fsmonitor, hooks..., can make it run a program), and inside the read-only
-    sandbox where this machine has one: should git still run something, that cannot write or
-    reach the network. A sandbox that cannot be set up fails the call: the walk lists then."""
-    policy = SandboxPolicy(mode=SandboxMode.READ_ONLY)
+    sandbox where this machine has Landlock: should git still run something, that cannot write
+    or reach the network. A sandbox that cannot be set up fails the call: the walk lists then."""
+    caps = detect()
+    # Without Landlock nothing would be confined (and elsewhere than Linux no setup can work).
+    mode = SandboxMode.READ_ONLY if caps.landlock_abi else SandboxMode.OFF
+    policy = SandboxPolicy(mode=mode)
     try:
         with confinement(policy, workspace) as launch:
             done = app_git.run(
