@@ -55,15 +55,15 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
         raise SessionError(reason)
     options = dataclasses.replace(app.options, resume=session_id, continue_last=False)
     host = await open_host(options, UIApprover(app))
-    await install_host(app, host, options, f"resumed session {session_id}")
+    await install_host(app, host, options, "")  # the host's own notices say which session
 
 
 async def install_host(
     app: TuiAgentApp, host: SessionHost, options: HostOptions, notice: str
 ) -> None:
     """Close the current host and show ``host`` (opened already) in fresh panes: its status,
-    its notices and ``notice``, its MCP servers, context, sandbox and conversation (none for a
-    new session), as the app shows a session it starts with."""
+    its notices and ``notice`` (when not empty), its MCP servers, context, sandbox and
+    conversation (none for a new session), as the app shows a session it starts with."""
     from .event_router import EventRouter
 
     old, app.host, app.options = app.host, host, options
@@ -88,7 +88,8 @@ async def install_host(
     status.hint = "offline demo model" if host.profile.is_demo else ""
     for item in host.notices:
         transcript.add_notice(item.text, item.level)
-    transcript.add_notice(notice, "info")
+    if notice:
+        transcript.add_notice(notice, "info")
     from .mcp_view import attach_mcp
 
     attach_mcp(app, host, ask_trust=False)  # the new session's servers: notices, "MCP n/m"
