@@ -264,3 +264,13 @@ def test_doctor_says_whether_host_services_are_closed() -> None:
     assert f"[active ] {line}" in report(SandboxPolicy(), full)
     text = report(SandboxPolicy(), fallback)
     assert f"[MISSING] {line}" in text and "pathname sockets stay reachable" in text
+
+
+def test_a_home_of_slash_still_gets_tmp_and_run_covered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Home is bound back, never left uncovered: HOME=/ (a service account) would otherwise
+    leave every host socket in reach."""
+    from tui_agent.sandbox.host_view import host_view
+
+    monkeypatch.setenv("HOME", "/")
+    view = host_view(os.path.realpath("."), (), network=False)
+    assert "/tmp" in view.covered and "/run" in view.covered

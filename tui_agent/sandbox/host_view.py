@@ -71,8 +71,11 @@ def host_view(workspace: str, kept: tuple[str, ...], network: bool, scratch: str
         real = os.path.realpath(folder)
         if real in covered:
             continue
-        if any(_inside(real, path) for path in keep):
-            continue  # the workspace (or home) is that folder or holds it: leave it
+        if _inside(real, keep[0]):
+            # The workspace is that folder or holds it (its sockets are the command's own):
+            # leave it. Home or a readable folder holding it (HOME=/) does not: they are read,
+            # not written, and their other entries stay visible.
+            continue
         covered.append(real)
     if network and any(_inside(resolv, folder) for folder in covered):
         keep.append(resolv)
