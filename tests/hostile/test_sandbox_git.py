@@ -14,11 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from tui_agent.config.model import Config
 from tui_agent.sandbox import SandboxMode, SandboxPolicy, detect
 from tui_agent.sandbox.git_guard import git_folders
 from tui_agent.sandbox.protections import protections
 from tui_agent.tools import ToolContext, ToolOutput, builtin_registry
+from tui_agent.wiring.sandbox_choice import session_policy
 
 from ..tools_helpers import call
 
@@ -219,3 +222,23 @@ async def test_a_hooks_folder_or_included_config_in_the_workspace_is_kept(
         assert not (ws / ".githooks" / "post-checkout").exists()
     out = await _run(ctx, "echo b > src/b.txt")
     assert not out.is_error and (ws / "src" / "b.txt").exists(), out.text
+
+
+async def test_the_setting_turns_it_off_and_the_approval_binds_it(tmp_path: Path) -> None:
+    """``sandbox_protect_git = false``: the git folders are the command's to write (and, with
+    Landlock alone, new top-level files work again); the policy's key changes with it, so an
+    approval given under one does not run under the other."""
+    config = Config.model_validate({"settings": {"sandbox_protect_git": False}})
+    policy = session_policy(config)
+    assert not policy.protect_git and session_policy(Config()).protect_git
+    assert policy.key() != session_policy(Config()).key()
+    with pytest.raises(ValidationError):
+        Config.model_validate({"settings": {"sandbox_protect_git": "no"}})
+    ctx = _ctx(tmp_path, "landlock-only")
+    ctx = replace(ctx, sandbox=policy)
+    _layout(ctx.workspace, "folder")
+    out = await _run(ctx, "echo '# mine' >> .git/config && echo new > top.txt")
+    assert not out.is_error, out.text
+    assert (ctx.workspace / ".git" / "config").read_text().endswith("# mine\n")
+    (item,) = [p for p in protections(policy, detect()) if p.name.startswith("git folders")]
+    assert item.why == "writable: sandbox_protect_git = false"

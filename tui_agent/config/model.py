@@ -121,6 +121,7 @@ class Settings(BaseModel):
     sandbox_max_processes: int = Field(default=DEFAULT_MAX_PROCESSES, ge=16)
     sandbox_memory_mb: int = Field(default=DEFAULT_MEMORY_MB, ge=64)  # address space a process
     sandbox_write_mb: int = Field(default=DEFAULT_WRITE_MB, ge=1)  # what one call may write
+    sandbox_protect_git: bool = True  # the workspace's git folders read-only in workspace-write
     # The context window (see tui_agent/context/): a profile's context_window wins over this.
     context_window: int | None = Field(default=None, gt=0)
     compact_at: float = Field(default=0.85, ge=0, lt=1, strict=False)  # of the window; 0: off

@@ -134,7 +134,7 @@ def plan_for(
     readable = tuple(os.path.realpath(folder) for folder in unprotected)
     # The workspace's git folders: a read-only bind mount in the command's mount namespace, or,
     # with Landlock alone, left out of the workspace's write grant (git_guard.py).
-    write_mode = policy.mode is SandboxMode.WORKSPACE_WRITE
+    write_mode = policy.mode is SandboxMode.WORKSPACE_WRITE and policy.protect_git
     guarded, links = guarded_paths(writable[0]) if write_mode else ((), ())
     by_rules = links if caps.namespaces else (*guarded, *links)
     rules = policy_rules(writable, denied, readable, by_rules) if caps.landlock_abi else []

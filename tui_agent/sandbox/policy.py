@@ -93,6 +93,7 @@ class SandboxPolicy:
     max_processes: int = DEFAULT_MAX_PROCESSES
     memory_mb: int = DEFAULT_MEMORY_MB  # address space of each process
     write_mb: int = DEFAULT_WRITE_MB  # what one call may write (see sandbox/write_quota.py)
+    protect_git: bool = True  # the workspace's git folders read-only (see sandbox/git_guard.py)
 
     @property
     def confined(self) -> bool:
@@ -110,6 +111,7 @@ class SandboxPolicy:
         return (
             f"sandbox={self.mode.value};network={self.network};denied={denied};"
             f"processes={self.max_processes};memory_mb={self.memory_mb};write_mb={self.write_mb}"
+            f";protect_git={self.protect_git}"
         )
 
     def with_mode(

@@ -150,6 +150,8 @@ def _git_folders(policy: SandboxPolicy, caps: Capabilities) -> Protection:
         return Protection(name, False, caps.landlock_reason)
     if policy.mode is SandboxMode.READ_ONLY:
         return Protection(name, True, "the whole workspace is read-only")
+    if not policy.protect_git:
+        return Protection("git folders", True, "writable: sandbox_protect_git = false")
     if caps.namespaces:
         return Protection(name, True, "a read-only bind mount in the command's mount namespace")
     return Protection(

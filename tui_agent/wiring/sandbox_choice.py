@@ -28,4 +28,5 @@ def session_policy(config: Config, profile_name: str | None = None) -> SandboxPo
         max_processes=settings.sandbox_max_processes,
         memory_mb=settings.sandbox_memory_mb,
         write_mb=settings.sandbox_write_mb,
+        protect_git=settings.sandbox_protect_git,
     )
