@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tui_agent.commands import serve as serve_command
-from tui_agent.serve.guard import Guard, is_loopback, new_token
+from tui_agent.serve.guard import Guard, is_loopback, netloc, new_token, parse_host
 
 from .sessions_cli_helpers import Cli
 
@@ -47,10 +47,62 @@ def test_the_host_header_must_name_this_server() -> None:
     assert named.host_ok("workstation:8000") and not named.host_ok("elsewhere:8000")
 
 
+def test_the_whole_host_is_checked_name_and_port() -> None:
+    guard = Guard.for_host("127.0.0.1", new_token(), port=8000)
+    for host in (
+        "127.0.0.1:8000",
+        "localhost:8000",
+        "[::1]:8000",
+        "LOCALHOST:8000",
+        "10.0.0.7:8000",
+    ):
+        assert guard.checked_host(host) == (host_name_of(host), 8000), host
+    for host in (
+        "localhost:8001",
+        "localhost",  # port 80
+        "localhost:80",
+        "localhost:",
+        "localhost:8000:1",
+        "localhost:8000/x",
+        "localhost:8000 ",
+        " localhost:8000",
+        "user@localhost:8000",
+        "localhost:80000",
+        "localhost:+8000",
+        "local_host:8000",
+        "[::1%eth0]:8000",
+        "[::1]x:8000",
+        "[::1",
+        "localhost:\uff18\uff10\uff10\uff10",  # fullwidth digits
+        "\uff4cocalhost:8000",
+        "",
+    ):
+        assert guard.checked_host(host) is None, host
+    served_on_80 = Guard.for_host("localhost", new_token(), port=80)
+    assert served_on_80.host_ok("localhost") and served_on_80.host_ok("localhost:80")
+    assert served_on_80.origin_ok("http://localhost", "localhost")
+    assert served_on_80.origin_ok("http://localhost:80", "localhost")
+    assert not served_on_80.origin_ok("https://localhost", "localhost")  # port 443
+
+
+def host_name_of(host: str) -> str:
+    return host.rsplit(":", 1)[0].strip("[]").lower()
+
+
+def test_parse_host_and_netloc_round_trip() -> None:
+    assert parse_host("[::1]:8000") == ("::1", 8000)
+    assert netloc("::1", 8000) == "[::1]:8000"
+    assert parse_host(netloc("localhost", 65535)) == ("localhost", 65535)
+    assert parse_host("localhost:0") is None and parse_host("x" * 300) is None
+
+
 def test_a_websocket_must_come_from_the_page_s_own_origin() -> None:
     guard = Guard.for_host("127.0.0.1", new_token())
     assert guard.origin_ok("http://127.0.0.1:8000", "127.0.0.1:8000")
     for origin in (
+        "http://user@127.0.0.1:8000",
+        "http://127.0.0.1:8000?x",
+        "http://127.0.0.1:8000#x",
         None,
         "",
         "null",

@@ -65,6 +65,53 @@ def test_a_rebound_name_is_refused_even_with_the_token(served: Served) -> None:
     assert _get(served.url, Host=f"localhost:{port}").status_code == 200
 
 
+# Hosts that name this machine but hold more than a name and a port; each was let through
+# (its name looked fine) and echoed into the page's websocket address.
+JUNK_HOSTS = (
+    "localhost:{port}/@attacker.example",
+    "localhost:{port}.attacker.example",
+    "localhost:{port}#x",
+    "localhost:{port} x",
+    'localhost:{port}"><script>x</script>',
+    "localhost:{port}?x",
+    "localhost:",
+    "local_host:{port}",
+    "[::1%25eth0]:{port}",
+    "127.0.0.1:{port}0",
+)
+
+
+def test_the_host_s_port_must_be_the_one_served(served: Served) -> None:
+    port = int(served.origin.rsplit(":", 1)[1])
+    for host in (f"localhost:{port + 1}", f"127.0.0.1:{port - 1}", "localhost", "127.0.0.1:80"):
+        refused = _get(served.url, Host=host)
+        assert refused.status_code == 403, host
+        assert served.token not in refused.text
+
+
+def test_a_host_with_more_than_a_name_and_port_is_refused_and_never_echoed(
+    served: Served,
+) -> None:
+    port = served.origin.rsplit(":", 1)[1]
+    for pattern in JUNK_HOSTS:
+        host = pattern.format(port=port)
+        refused = _get(served.url, Host=host)
+        assert refused.status_code == 403, host
+        assert host not in refused.text and served.token not in refused.text
+
+
+def test_the_page_s_websocket_address_is_rebuilt_from_the_checked_host(served: Served) -> None:
+    port = served.origin.rsplit(":", 1)[1]
+    for host, shown in (
+        (f"LOCALHOST:{port}", f"ws://localhost:{port}/"),
+        (f"127.0.0.1:{port}", f"ws://127.0.0.1:{port}/"),
+        (f"localhost.:{port}", f"ws://localhost.:{port}/"),
+    ):
+        page = _get(served.url, Host=host)
+        assert page.status_code == 200, host
+        assert f'"{shown}{served.token}/ws"' in page.text.replace("&quot;", '"'), host
+
+
 async def _websocket_status(url: str, **headers: str) -> int:
     timeout = aiohttp.ClientWSTimeout(10)
     async with aiohttp.ClientSession() as session:
@@ -86,6 +133,9 @@ async def test_the_websocket_needs_the_token_and_the_page_s_origin(served: Serve
     assert await _websocket_status(good) == 403  # no Origin at all: not a page of ours
     rebound = {"Host": f"attacker.example:{port}", "Origin": f"http://attacker.example:{port}"}
     assert await _websocket_status(good, **rebound) == 403
+    other = int(port) + 1  # Host and Origin agree, on a port this server is not on
+    moved = {"Host": f"localhost:{other}", "Origin": f"http://localhost:{other}"}
+    assert await _websocket_status(good, **moved) == 403
     assert served.children() == []  # nothing was started for any of them
 
 

@@ -6,8 +6,9 @@ its page is xterm.js over a websocket. From it we take that bridge (``AppService
 static files (textual.js, xterm.css). The aiohttp application, the page and the websocket
 handler are ours, because every request must first pass the guard:
 
-- the Host header names this server (DNS rebinding), then the token is the first path segment
-  (``/TOKEN/``, ``/TOKEN/ws``, ``/TOKEN/static/...``); anything else is 403 before routing;
+- the Host header names this server and its port (DNS rebinding), then the token is the first
+  path segment (``/TOKEN/``, ``/TOKEN/ws``, ``/TOKEN/static/...``); anything else is 403 before
+  routing; the page's websocket address is rebuilt from the checked Host, never copied;
 - the websocket's Origin is the page's own origin;
 - file downloads (textual-serve's ``/download``) are not served: the app delivers none.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import html
 import json
 import logging
@@ -33,7 +35,7 @@ from aiohttp import WSMsgType, web
 from aiohttp.abc import AbstractAccessLogger
 from textual_serve.app_service import AppService
 
-from .guard import Guard
+from .guard import Guard, netloc
 
 log = logging.getLogger("tui_agent.serve")
 
@@ -194,9 +196,14 @@ class WebApp:
             return full
         font_size = _int(request.query.get("fontsize"), 16, 6, 64)
         scheme = "wss" if request.secure else "ws"
+        # Rebuilt from the checked name and port, never the header as it came.
+        host = self.config.guard.checked_host(request.headers.get("Host"))
+        if host is None:
+            return _forbidden()
+        address = f"{scheme}://{netloc(*host)}/{self.config.guard.token}/ws"
         values = {
             "title": html.escape(self.config.title),
-            "websocket_url": html.escape(f"{scheme}://{request.host}/{self.config.guard.token}/ws"),
+            "websocket_url": html.escape(address),
             "font_size": str(font_size),
         }
         return web.Response(text=self._page.substitute(values), content_type="text/html")
@@ -310,6 +317,9 @@ async def run_server(config: ServeConfig, ready: Callable[[str, int], None]) -> 
         sockets = getattr(server, "sockets", None) or []
         if sockets:
             port = sockets[0].getsockname()[1]
+        # No await since start: no request was read before the guard knows its port.
+        web_app.config = dataclasses.replace(config, guard=config.guard.on_port(port))
+        RequestLog.guard = web_app.config.guard
         ready(config.host, port)
         await stop.wait()
         await web_app.stop_all()
