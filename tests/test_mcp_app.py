@@ -100,7 +100,7 @@ async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             await wait_for(
-                pilot, lambda: "declares MCP servers" in screen_text(app), "the question"
+                pilot, lambda: ".mcp.json (1 MCP server)" in screen_text(app), "the question"
             )
             assert "arg 2: mcp_server_time" in screen_text(app)
             assert app.host is not None and app.host.mcp is None  # nothing started yet
@@ -111,4 +111,4 @@ async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
         async with running(server, env) as (app, pilot):  # trusted now: no question again
             status = app.query_one(StatusBar)
             await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
-            assert "declares MCP servers" not in screen_text(app)
+            assert ".mcp.json (1 MCP server)" not in screen_text(app)

@@ -15,6 +15,7 @@ from tui_agent.ui.slash_commands import register, unregister
 from tui_agent.ui.template_trust import TemplateTrustScreen
 from tui_agent.ui.widgets.completion_list import CompletionList
 from tui_agent.ui.widgets.prompt_input import PromptInput
+from tui_agent.ui.workspace_trust import WorkspaceTrustScreen
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider
@@ -59,6 +60,17 @@ def _list(app: TuiAgentApp) -> CompletionList:
 
 def _labels(app: TuiAgentApp) -> list[str]:
     return [entry.label for entry in _list(app).entries]
+
+
+async def _decline_workspace_question(pilot: Pilot[None]) -> None:
+    """The app opens on the workspace's one trust question: not now (n)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceTrustScreen), "the question")
+    screen = app.screen
+    assert isinstance(screen, WorkspaceTrustScreen)
+    await wait_for(pilot, screen.guard.armed, "the arming")
+    await pilot.press("n")
+    await wait_for(pilot, lambda: app.screen is not screen, "n")
 
 
 async def _type(pilot: Pilot[None], text: str) -> None:
@@ -172,6 +184,7 @@ async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: 
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         server.script(answer(PROTOCOL, "Reviewed."), answer(PROTOCOL, "Notes."))
         async with running(server, env) as (app, pilot):
+            await _decline_workspace_question(pilot)
             await send(pilot, "/review src/main.py")
             await wait_idle_agent(pilot)
             await wait_text(pilot, "Reviewed.")
@@ -201,6 +214,7 @@ async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: 
     (folder / "ship.md").write_text("Something else: $ARGUMENTS\n")
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         async with running(server, env) as (app, pilot):
+            await _decline_workspace_question(pilot)  # the edited template: asked again
             await send(pilot, "/ship 3.0")
             await wait_for(pilot, lambda: "not trusted yet" in _toasts(app), "the notice")
         assert server.requests == []

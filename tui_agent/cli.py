@@ -139,6 +139,12 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per event per line")
     parser.add_argument("--session", metavar="ID", help="continue this session (id or path)")
+    parser.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="use the workspace's own AGENTS.md and .mcp.json for this run though not trusted "
+        "(the app asks once and remembers; a server still never gets a provider's key)",
+    )
 
 
 _PROFILE_FLAGS = ("profile", "protocol", "model", "base_url", "api_key_env", "workspace")

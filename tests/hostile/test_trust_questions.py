@@ -22,8 +22,8 @@ from textual.pilot import Pilot
 
 from tui_agent.prompting.templates import available_templates
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.screens.mcp_trust import McpTrustScreen
 from tui_agent.ui.screens.trust_question import TrustQuestion
+from tui_agent.ui.workspace_trust import WorkspaceTrustScreen
 from tui_agent.workspace_trust import trusted_digest
 
 from ..approval_prompt_app import screen_text
@@ -210,7 +210,7 @@ async def test_an_allowed_secret_looking_variable_is_sent(
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             screen = await _question(pilot)
-            assert isinstance(screen, McpTrustScreen)
+            assert isinstance(screen, WorkspaceTrustScreen)
             assert "NOT STARTED" not in screen_text(app)
             await _press_armed(pilot, screen, "t")
             await wait_for(pilot, lambda: bool(seen), "the allowed server", WAIT_S)

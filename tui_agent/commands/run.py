@@ -82,7 +82,9 @@ def _fail(message: str) -> int:
 
 async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     approver = HeadlessApprover(args.approve)
-    options = HostOptions.from_flags(args, resume=args.session)
+    options = HostOptions.from_flags(
+        args, resume=args.session, trust_workspace=getattr(args, "trust_workspace", False)
+    )
     try:
         host = await open_host(
             options, approver, mode=approver.mode, wait_for_tools=True, retry_on_overflow=True
@@ -94,6 +96,14 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     out.session_started(host.writer.session_id, resumed=not host.created)
     for notice in host.notices:
         out.event(notice)
+    pending = host.untrusted_content()
+    if not pending.empty:
+        print(
+            f"tui-agent run: not trusted, so not used: {', '.join(pending.names())}; open "
+            "tui-agent in this workspace to see and trust them, or pass --trust-workspace "
+            "to use them for this run",
+            file=sys.stderr,
+        )
     degraded_at_start = host.writer.degraded
     outcome = "truncated"
     try:

@@ -134,16 +134,34 @@ class Templates:
     refused: Path | None = None  # the workspace's folder, refused: it leads outside (a symlink)
 
 
+def describe_templates(templates: list[PromptTemplate]) -> list[str]:
+    """Each template's name and description, then every line of it (what /NAME sends)."""
+    lines: list[str] = []
+    count = len(templates)
+    for index, template in enumerate(templates, 1):
+        lines.append(f"template {index} of {count}: /{template.name} — {template.description}")
+        lines += [f"    {line}" for line in template.body.splitlines()]
+    return lines
+
+
+def workspace_templates(workspace: Path) -> tuple[list[PromptTemplate], Path | None]:
+    """The workspace's templates a config one of the same name does not hide (the person's own
+    wins); none, and the folder, when the folder leads outside the workspace (a symlink)."""
+    folder = workspace_templates_dir(workspace)
+    if not inside_workspace(folder, workspace):
+        return [], folder
+    names = {t.name for t in load_templates(config_templates_dir(), "config")}
+    theirs = load_templates(folder, "workspace")
+    return [t for t in theirs if t.name not in names], None
+
+
 def available_templates(workspace: Path | None) -> Templates:
     own = load_templates(config_templates_dir(), "config")
     if workspace is None:
         return Templates(own, [])
-    folder = workspace_templates_dir(workspace)
-    if not inside_workspace(folder, workspace):
-        return Templates(own, [], refused=folder)
-    theirs = load_templates(folder, "workspace")
-    names = {t.name for t in own}
-    theirs = [t for t in theirs if t.name not in names]  # the person's own wins
+    theirs, refused = workspace_templates(workspace)
+    if refused is not None:
+        return Templates(own, [], refused=refused)
     if theirs and is_trusted(workspace, theirs):
         return Templates(own + theirs, [])
     return Templates(own, theirs)

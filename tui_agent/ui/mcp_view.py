@@ -13,45 +13,31 @@ from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ..mcp.servers import McpEvent, McpServers
+    from ..mcp.workspace_file import WorkspaceServers
     from ..wiring.host import SessionHost
 
 
 def attach_mcp(app: Any, host: SessionHost, *, ask_trust: bool = True) -> None:
     """Show the host's servers (started already): their notices, and "MCP n/m ready" (nothing
-    when it has none); with ``ask_trust``, ask about an untrusted .mcp.json (once per app: a
-    switch to another session of the same workspace does not ask again)."""
+    when it has none); with ``ask_trust``, ask about what the workspace brings that is not trusted
+    (``workspace_trust``: once per app; a switch to another session does not ask again)."""
     if host.mcp is not None:
         _watch(app, host.mcp)
     else:
         app.query_one(StatusBar).mcp = ""
     if not ask_trust:
         return
-    from ..mcp.trust import untrusted_workspace_servers
+    from .workspace_trust import ask_workspace_trust
 
-    declared = untrusted_workspace_servers(host.workspace)
-    if declared is None:
-        return
-    from ..config.secrets import workspace_variable_policy
-    from .screens.mcp_trust import McpTrustScreen
-
-    policy = workspace_variable_policy(host.config, host.profile.api_key_env)
-
-    def answered(trusted: bool | None) -> None:
-        if trusted:
-            _start_workspace_servers(app, host, declared)
-        else:
-            text = f"{declared.path.name}: its MCP servers were not started (not trusted)"
-            app.query_one(Transcript).add_notice(text, "info")
-
-    app.push_screen(McpTrustScreen(declared, policy), answered)
+    ask_workspace_trust(app, host)
 
 
-def _start_workspace_servers(app: Any, host: SessionHost, declared: Any) -> None:
+def start_workspace_servers(app: Any, host: SessionHost, declared: WorkspaceServers) -> None:
+    """Start the servers of a workspace's ``.mcp.json`` the person just trusted (as shown)."""
     from ..agent.mcp_tools import attach_servers
     from ..config.secrets import workspace_variable_policy
-    from ..mcp.trust import startable, trust
+    from ..mcp.trust import startable
 
-    trust(declared, host.workspace)
     policy = workspace_variable_policy(host.config, host.profile.api_key_env)
     configs = startable(declared, policy, host.config.mcp_servers)
     refused = declared.refused(policy)

@@ -26,11 +26,11 @@ async def new_session(app: TuiAgentApp) -> None:
     profile = app.host.profile
     # The profile in use now (the person may have switched it): by name, unless it was built
     # from the command line's --protocol and --base-url, which the options still hold.
-    named = {} if profile.name == AD_HOC_PROFILE else {"profile": profile.name}
+    named = app.options.profile if profile.name == AD_HOC_PROFILE else profile.name
     # The demo profile has its one model and takes none from outside.
     model = None if profile.name == DEMO_PROFILE else profile.model
     options = dataclasses.replace(
-        app.options, resume=None, continue_last=False, model=model, **named
+        app.options, resume=None, continue_last=False, model=model, profile=named
     )
     try:
         host = await open_host(options, UIApprover(app))

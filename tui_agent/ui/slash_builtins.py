@@ -203,6 +203,14 @@ def _trust_templates(app: Any, arguments: str) -> None:
     ask_trust(app)
 
 
+def _trust_workspace(app: Any, arguments: str) -> None:
+    from .workspace_trust import ask_workspace_trust
+
+    if app.host is not None:
+        when_none = "nothing of this workspace waits to be trusted"
+        ask_workspace_trust(app, app.host, when_none=when_none)
+
+
 def _history(app: Any, arguments: str) -> None:
     app.action_search_history()
 
@@ -263,6 +271,11 @@ BUILTINS: list[SlashCommand] = [
     SlashCommand("editor", "edit the message in $VISUAL or $EDITOR (Ctrl+G)", _editor),
     SlashCommand(
         "trust-templates", "show this workspace's prompt templates and trust them", _trust_templates
+    ),
+    SlashCommand(
+        "trust-workspace",
+        "show what this workspace brings (AGENTS.md, templates, MCP servers) and trust it",
+        _trust_workspace,
     ),
 ]
 

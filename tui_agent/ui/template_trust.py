@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..prompting.templates import PromptTemplate, trust
+from ..prompting.templates import PromptTemplate, describe_templates, trust
 from .screens.trust_question import TrustQuestion
 
 
@@ -16,20 +16,10 @@ class TemplateTrustScreen(TrustQuestion):
         super().__init__(
             "This workspace's .tui-agent/commands/ holds prompt templates. They become "
             "/commands only once you trust them:",
-            preview(templates),
+            describe_templates(templates),
             "t: trust these templates for this workspace · n or Esc: not now",
         )
         self.templates = templates
-
-
-def preview(templates: list[PromptTemplate]) -> list[str]:
-    """Each template's name and description, then every line of it (what /NAME sends)."""
-    lines: list[str] = []
-    count = len(templates)
-    for index, template in enumerate(templates, 1):
-        lines.append(f"template {index} of {count}: /{template.name} — {template.description}")
-        lines += [f"    {line}" for line in template.body.splitlines()]
-    return lines
 
 
 def ask_trust(app: Any) -> None:

@@ -45,6 +45,11 @@ from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, Use
 from ..session.summary import read_header
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt
+from .workspace_content import WorkspaceContent, read_workspace_content, trust_content
+
+UNTRUSTED_INSTRUCTIONS = (
+    "{name} is not sent to the model: this workspace's own content is not trusted yet"
+)
 
 if TYPE_CHECKING:
     from ..demo import DemoServer
@@ -71,6 +76,27 @@ class SessionHost:
     mcp: Any = None  # McpServers: the session's MCP servers (mcp/servers.py)
     compactions: list[CompactionRecord] = field(default_factory=list)  # of a resumed session
     window_task: Any = None  # asyncio.Task[bool]: the server asked for the window (or None)
+    content: WorkspaceContent | None = None  # what the workspace brings of its own, as opened
+    trust_workspace: bool = False  # --trust-workspace: all of it used, for this run only
+
+    def untrusted_content(self) -> WorkspaceContent:
+        """What the workspace brings now that is neither trusted nor used (none with
+        --trust-workspace): read again, so the question shows the files as they are."""
+        if self.trust_workspace:
+            return WorkspaceContent(self.workspace)
+        return read_workspace_content(self.workspace).untrusted()
+
+    def trust_content(self, content: WorkspaceContent) -> None:
+        """The person trusted ``content`` (as shown): remember it, and send its instructions
+        from the next request on. (Its servers are started by the caller; its templates are
+        offered from now on.)"""
+        trust_content(content)
+        if content.instructions is None:
+            return
+        prompt = system_prompt(self.profile, self.config, content.instructions)
+        self.agent.request = dataclasses.replace(self.agent.request, system=prompt.text)
+        note = f"using {content.instructions.path.name} from the workspace as instructions"
+        self.writer.append(NoteRecord(kind="agents_file", text=note))
 
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
@@ -220,7 +246,15 @@ async def open_host(
                 f"the workspace {workspace} cannot be read: tools that use it will fail", "warning"
             )
         )
-    prompt = system_prompt(profile, config, workspace)
+    content = read_workspace_content(workspace)
+    notices += [Notice(why, "warning") for why in content.refused]
+    instructions = content.instructions
+    if instructions is not None and not (
+        options.trust_workspace or content.trusted("instructions")
+    ):
+        notices.append(Notice(UNTRUSTED_INSTRUCTIONS.format(name=instructions.path.name)))
+        instructions = None
+    prompt = system_prompt(profile, config, instructions)
     if prompt.agents_file is not None:
         note = f"using {prompt.agents_file.name} from the workspace as instructions"
         writer.append(NoteRecord(kind="agents_file", text=note))
@@ -254,6 +288,7 @@ async def open_host(
         wait=wait_for_tools,
         policy=workspace_variable_policy(config, profile.api_key_env),
         redactor=redactor,
+        trust_workspace=options.trust_workspace,
     )
     agent.calls.checkpoints = call_checkpoints(
         workspace, agent.calls.recorder, config.settings.checkpoint_limits()
@@ -276,6 +311,8 @@ async def open_host(
         mcp=mcp,
         compactions=compactions,
         window_task=window_task,
+        content=content,
+        trust_workspace=options.trust_workspace,
     )
 
 

@@ -16,6 +16,7 @@ class HostOptions:
     workspace: str | None = None
     resume: str | None = None  # a session id or path
     continue_last: bool = False
+    trust_workspace: bool = False  # use the workspace's own content without asking (run)
 
     @classmethod
     def from_flags(cls, args: Any, **extra: Any) -> HostOptions:

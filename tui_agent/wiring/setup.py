@@ -24,13 +24,12 @@ from ..tools.spec import ToolContext
 from ..tools.user_defined import user_tool_specs
 from ..transport import RetryPolicy, StreamLimits
 from .sandbox_choice import session_policy
+from .workspace_content import Instructions
 
 BUILTIN_SYSTEM_PROMPT = (
     "You are a coding agent working in the user's workspace through tools. Use the tools to "
     "look before you change anything, keep changes small, and say what you did."
 )
-AGENTS_FILE = "AGENTS.md"
-AGENTS_FILE_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,17 +38,17 @@ class SystemPrompt:
     agents_file: Path | None  # the workspace's AGENTS.md, when it was added
 
 
-def system_prompt(profile: ResolvedProfile, config: Config, workspace: Path) -> SystemPrompt:
-    """The profile's or config's prompt (or ours), plus the workspace's AGENTS.md if present."""
+def system_prompt(
+    profile: ResolvedProfile, config: Config, instructions: Instructions | None = None
+) -> SystemPrompt:
+    """The profile's or config's prompt (or ours), plus the workspace's trusted instructions
+    (AGENTS.md, read by ``workspace_content.py``) when given."""
     base = profile.system_prompt or config.settings.system_prompt or BUILTIN_SYSTEM_PROMPT
-    agents = workspace / AGENTS_FILE
-    try:
-        if agents.is_file():
-            text = agents.read_bytes()[:AGENTS_FILE_LIMIT].decode("utf-8", "replace")
-            return SystemPrompt(f"{base}\n\n# {AGENTS_FILE} (from the workspace)\n\n{text}", agents)
-    except OSError:
-        pass
-    return SystemPrompt(base, None)
+    if instructions is None:
+        return SystemPrompt(base, None)
+    name = instructions.path.name
+    text = f"{base}\n\n# {name} (from the workspace)\n\n{instructions.text}"
+    return SystemPrompt(text, instructions.path)
 
 
 def tool_registry(config: Config) -> ToolRegistry:
@@ -113,7 +112,7 @@ def build_agent(
         max_argument_bytes=LoopSettings().max_argument_bytes,
         config_path=config_path,
     )
-    prompt = system if system is not None else system_prompt(profile, config, workspace).text
+    prompt = system if system is not None else system_prompt(profile, config).text
     request = request_settings(profile, prompt)
     limits = StreamLimits(
         idle_timeout_s=settings.idle_timeout,

@@ -4,9 +4,9 @@ key: t trusts it, n or Esc does not. A key decides only once the screen is armed
 the person has scrolled to its end (the keys line says so, with how many lines are below): what
 was never on screen is never trusted.
 
-The one implementation behind the trust questions of a workspace (``workspace_trust``), its
-``.mcp.json`` (``mcp_trust``) and its prompt templates (``template_trust``); each says only its
-text.
+The one implementation behind the trust questions of a workspace (``ui/workspace_trust.py``:
+its AGENTS.md, templates and .mcp.json at once) and of its prompt templates alone
+(``template_trust``); each says only its text.
 """
 
 from __future__ import annotations

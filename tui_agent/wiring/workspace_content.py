@@ -1,0 +1,147 @@
+"""What a workspace brings of its own and the person must trust before any of it is used: its
+instructions (``AGENTS.md``, sent to the model with every request), its prompt templates
+(``.tui-agent/commands``) and its MCP servers (``.mcp.json``). (The app runs no hooks.)
+
+The app asks once, one question listing every part not trusted as it is now (``untrusted``);
+until then ``AGENTS.md`` is not sent, no template is offered and no server starts. Trust is kept
+per workspace and per part by the digest of its content (``workspace_trust.py``): a changed part
+is asked about again. A part whose file or folder leads outside the workspace (a symlink) is
+refused, trusted or not (``refused`` says why). ``tui-agent run`` never asks: it uses only what
+was trusted, or everything with ``--trust-workspace``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..mcp.config import McpConfigError
+from ..mcp.workspace_file import FILE_NAME, VariablePolicy, WorkspaceServers, read_workspace_servers
+from ..prompting.templates import (
+    PromptTemplate,
+    describe_templates,
+    templates_digest,
+    workspace_templates,
+)
+from ..workspace_trust import inside_workspace, is_trusted, trust
+
+AGENTS_FILE = "AGENTS.md"
+AGENTS_FILE_LIMIT = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Instructions:
+    """The workspace's AGENTS.md as read (at most ``AGENTS_FILE_LIMIT`` bytes)."""
+
+    path: Path
+    text: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class WorkspaceContent:
+    workspace: Path
+    instructions: Instructions | None = None
+    templates: tuple[PromptTemplate, ...] = ()
+    servers: WorkspaceServers | None = None
+    refused: tuple[str, ...] = ()  # what is never used, and why
+
+    def digests(self) -> dict[str, str]:
+        """Each part present, by kind (``workspace_trust.KINDS``): the digest trust binds."""
+        parts = {}
+        if self.instructions is not None:
+            parts["instructions"] = self.instructions.digest
+        if self.templates:
+            parts["templates"] = templates_digest(list(self.templates))
+        if self.servers is not None and self.servers.servers:
+            parts["mcp"] = self.servers.digest
+        return parts
+
+    def trusted(self, kind: str) -> bool:
+        digest = self.digests().get(kind)
+        return digest is not None and is_trusted(self.workspace, kind, digest)
+
+    def untrusted(self) -> WorkspaceContent:
+        """Only the parts not trusted as they are now."""
+        return replace(
+            self,
+            instructions=None if self.trusted("instructions") else self.instructions,
+            templates=() if self.trusted("templates") else self.templates,
+            servers=None if self.trusted("mcp") else self.servers,
+            refused=(),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not self.digests()
+
+    def names(self) -> list[str]:
+        """The parts present, as the person knows them."""
+        names = []
+        if self.instructions is not None:
+            names.append(f"{AGENTS_FILE} (instructions)")
+        if self.templates:
+            count = len(self.templates)
+            names.append(f".tui-agent/commands ({count} template{'s' if count != 1 else ''})")
+        if self.servers is not None and self.servers.servers:
+            count = len(self.servers.servers)
+            names.append(f"{FILE_NAME} ({count} MCP server{'s' if count != 1 else ''})")
+        return names
+
+    def describe(self, policy: VariablePolicy) -> list[str]:
+        """Every part whole: AGENTS.md's every line, each template's, each server's fields."""
+        lines: list[str] = []
+        if self.instructions is not None:
+            lines.append(f"== {AGENTS_FILE}: instructions sent to the model with every request")
+            lines += [f"    {line}" for line in self.instructions.text.splitlines()]
+        if self.templates:
+            lines.append("== .tui-agent/commands: prompt templates offered as /NAME")
+            lines += describe_templates(list(self.templates))
+        if self.servers is not None and self.servers.servers:
+            lines.append(f"== {FILE_NAME}: MCP servers, started once trusted")
+            lines += self.servers.describe(policy)
+        return lines
+
+
+def read_workspace_content(workspace: Path) -> WorkspaceContent:
+    """Everything ``workspace`` brings of its own, read now; what cannot be used in ``refused``."""
+    refused: list[str] = []
+    instructions = _instructions(workspace, refused)
+    templates, outside = workspace_templates(workspace)
+    if outside is not None:
+        why = "leads outside the workspace (a symlink): its templates are refused"
+        refused.append(f"{outside} {why}")
+    try:
+        servers = read_workspace_servers(workspace)
+    except McpConfigError as exc:
+        servers = None
+        refused.append(f"{exc}")
+    return WorkspaceContent(workspace, instructions, tuple(templates), servers, tuple(refused))
+
+
+def trust_content(content: WorkspaceContent) -> None:
+    """Remember that the person trusted exactly these parts (as shown) for their workspace."""
+    trust(content.workspace, content.digests())
+
+
+def _instructions(workspace: Path, refused: list[str]) -> Instructions | None:
+    path = workspace / AGENTS_FILE
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    if not inside_workspace(path, workspace):
+        refused.append(f"{path} leads outside the workspace (a symlink): it is never sent")
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(AGENTS_FILE_LIMIT)
+    except OSError as exc:
+        refused.append(f"{path} cannot be read: {exc.strerror or exc}")
+        return None
+    return Instructions(path, data.decode("utf-8", "replace"), hashlib.sha256(data).hexdigest())
