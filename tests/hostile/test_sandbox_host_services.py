@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -274,3 +275,38 @@ def test_a_home_of_slash_still_gets_tmp_and_run_covered(monkeypatch: pytest.Monk
     monkeypatch.setenv("HOME", "/")
     view = host_view(os.path.realpath("."), (), network=False)
     assert "/tmp" in view.covered and "/run" in view.covered
+
+
+@confined
+async def test_a_socket_beside_the_workspace_is_covered() -> None:
+    """A folder above the workspace (where other projects, and their servers, live), outside
+    /tmp (which is covered whole): a folder in the checkout, removed after."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        parent = Path(tempfile.mkdtemp(prefix=".sandbox-beside-", dir=root))
+    except OSError:
+        pytest.skip("the checkout is not writable")
+    try:
+        (parent / "ws").mkdir()
+        ctx = ToolContext(workspace=(parent / "ws").resolve(), command_timeout_s=30)
+        with unix_listener(parent / "beside.sock") as received:
+            output = await run(ctx, connect_command(ctx, str(parent / "beside.sock")))
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+    assert "CONNECTED" not in output.text, output.text
+    assert received == []
+
+
+@confined
+async def test_the_hosts_system_v_ipc_is_not_seen(ctx: ToolContext) -> None:
+    if shutil.which("ipcmk") is None or shutil.which("ipcs") is None:
+        pytest.skip("needs ipcmk and ipcs")
+    made = subprocess.run(["ipcmk", "-M", "4096"], capture_output=True, text=True, check=True)
+    shm_id = made.stdout.strip().rsplit(" ", 1)[-1]
+    try:
+        assert shm_id in subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
+        output = await run(ctx, "ipcs -m; echo listed")
+    finally:
+        subprocess.run(["ipcrm", "-m", shm_id], check=False)
+    assert "listed" in output.text
+    assert f" {shm_id} " not in output.text, output.text

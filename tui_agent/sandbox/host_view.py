@@ -12,10 +12,11 @@ outside the sandbox. So, in the command's own mount namespace:
 - what the command must still see there is bound back at its own path: the workspace, its
   private temporary folder, home, the readable folders (the demo workspace), and the target of
   ``/etc/resolv.conf`` when it lies in ``/run`` (DNS with the network on);
-- a socket found in home (three levels down) or ``/var`` (four) gets ``/dev/null`` mounted
-  over it (connecting to it is refused). That scan is made in the app and kept ten seconds
-  (it costs ~10 ms): a socket made there within those seconds, or made deeper, or elsewhere
-  on the machine (``/srv``, ``/opt``) stays reachable.
+- a socket found in home or ``/var`` (four levels down), or directly in a folder above the
+  workspace, gets ``/dev/null`` mounted over it (connecting to it is refused). That scan is
+  made in the app and kept ten seconds (it costs ~10 ms): a socket made there within those
+  seconds, or made deeper, or elsewhere on the machine (``/srv``, ``/opt``, deeper beside the
+  workspace) stays reachable.
 
 Abstract sockets (no path) are closed by Landlock's scope (ABI 6) where the kernel offers it.
 Sockets inside the workspace stay: they are the command's own business. Without namespaces (the
@@ -32,7 +33,7 @@ import time
 from dataclasses import dataclass
 
 COVERED = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
-_SCANNED = (("~", 3), ("/var", 4))
+_SCANNED = (("~", 4), ("/var", 4))
 _SCAN_BUDGET = 20_000  # entries a scan looks at, at most
 _SCAN_KEEP_S = 10.0
 _MAX_SOCKETS = 512
@@ -40,7 +41,7 @@ _MS_NOSUID = 2
 _MS_NODEV = 4
 _MS_BIND = 4096
 _MS_REC = 16384
-_scanned: tuple[float, str, tuple[str, ...]] = (-_SCAN_KEEP_S, "", ())
+_scanned: tuple[float, tuple[str, str], tuple[str, ...]] = (-_SCAN_KEEP_S, ("", ""), ())
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def host_view(workspace: str, kept: tuple[str, ...], network: bool, scratch: str
     )
     sockets = tuple(
         path
-        for path in _sockets()
+        for path in _sockets(os.path.realpath(workspace))
         if not _inside(path, os.path.realpath(workspace))
         and (
             not any(_inside(path, folder) for folder in covered)
@@ -96,18 +97,26 @@ def host_view(workspace: str, kept: tuple[str, ...], network: bool, scratch: str
     return HostView(tuple(covered), inside, sockets, scratch)
 
 
-def _sockets() -> tuple[str, ...]:
-    """The sockets in home and /var, as last scanned (at most ``_SCAN_KEEP_S`` ago)."""
+def _sockets(workspace: str) -> tuple[str, ...]:
+    """The sockets in home, /var and directly in each folder above the workspace, as last
+    scanned (at most ``_SCAN_KEEP_S`` ago)."""
     global _scanned
     now = time.monotonic()
-    home = os.path.expanduser("~")
-    if now - _scanned[0] < _SCAN_KEEP_S and _scanned[1] == home:
+    key = (os.path.expanduser("~"), workspace)
+    if now - _scanned[0] < _SCAN_KEEP_S and _scanned[1] == key:
         return _scanned[2]
     found: list[str] = []
     budget = [_SCAN_BUDGET]
     for root, depth in _SCANNED:
         _scan(os.path.realpath(os.path.expanduser(root)), depth, found, budget)
-    _scanned = (now, home, tuple(found[:_MAX_SOCKETS]))
+    above = os.path.dirname(workspace)
+    while True:
+        _scan(above, 0, found, budget)
+        if above == os.path.dirname(above):
+            break
+        above = os.path.dirname(above)
+    found = list(dict.fromkeys(found))
+    _scanned = (now, key, tuple(found[:_MAX_SOCKETS]))
     return _scanned[2]
 
 

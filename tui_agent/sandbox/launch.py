@@ -115,7 +115,9 @@ def _launch(plan: Plan) -> None:
         _confine(plan)
         _become_command(plan, original_mask)
         return
-    flags = ns.CLONE_NEWUSER | ns.CLONE_NEWPID | ns.CLONE_NEWNS
+    # IPC too: the host's System V shared memory, semaphores and message queues (and POSIX
+    # message queues) are another channel to a host service.
+    flags = ns.CLONE_NEWUSER | ns.CLONE_NEWPID | ns.CLONE_NEWNS | ns.CLONE_NEWIPC
     if plan.new_network:
         flags |= ns.CLONE_NEWNET
     ns.unshare(flags, plan.uid, plan.gid)
