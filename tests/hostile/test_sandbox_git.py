@@ -242,3 +242,28 @@ async def test_the_setting_turns_it_off_and_the_approval_binds_it(tmp_path: Path
     assert (ctx.workspace / ".git" / "config").read_text().endswith("# mine\n")
     (item,) = [p for p in protections(policy, detect()) if p.name.startswith("git folders")]
     assert item.why == "writable: sandbox_protect_git = false"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_program_the_config_names_in_the_workspace_is_kept(
+    tmp_path: Path, mode: str
+) -> None:
+    """The repository's config (set before, by the person) runs workspace files: an fsmonitor
+    script, an alias's script, a filter's cleaner, a textconv. A command cannot change them;
+    their neighbours stay writable."""
+    ctx = _ctx(tmp_path, mode)
+    ws = ctx.workspace
+    _layout(ws, "folder")
+    (ws / "tools").mkdir()
+    scripts = ["tools/watch.sh", "tools/x.sh", "tools/clean.sh", "tools/conv"]
+    for rel in [*scripts, "tools/other.txt"]:
+        (ws / rel).write_text("#!/bin/sh\nexit 0\n")
+    _git(ws, "config", "core.fsmonitor", "./tools/watch.sh")
+    _git(ws, "config", "alias.x", "!sh tools/x.sh --flag")
+    _git(ws, "config", "filter.f.clean", "'tools/clean.sh' %f")
+    _git(ws, "config", "diff.d.textconv", "tools/conv")
+    for rel in scripts:
+        out = await _run(ctx, f"echo 'touch /tmp/owned' >> {rel}; rm -f {rel}; mv {rel} x")
+        assert (ws / rel).read_text() == "#!/bin/sh\nexit 0\n", (rel, out.text)
+    out = await _run(ctx, "echo more >> tools/other.txt")
+    assert not out.is_error, out.text

@@ -8,8 +8,10 @@ workspace's repository is protected:
   names when that lies in the workspace: a worktree, ``--separate-git-dir``), and the same one
   level down (``sub/.git``: nested repositories at the top); the hooks folder
   ``core.hooksPath`` names (in the repository's config or yours: ``.githooks``, husky's
-  ``.husky/_``) and a file the repository's config includes (``include.path``,
-  ``includeIf.*.path``, one level), when they lie in the workspace. A git folder outside the
+  ``.husky/_``), a file the repository's config includes (``include.path``,
+  ``includeIf.*.path``, one level) and a file a config names as a program (``core.fsmonitor =
+  ./tools/watch``, an alias, a filter or diff driver: see ``_PROGRAM_KEYS``), when they lie in
+  the workspace. A git folder outside the
   workspace is not writable anyway. A ``.git`` that is a symlink: its target as above, and the
   link itself by Landlock's rules (a mount would follow it), with their cost (below). Not
   protected: a ``.git`` the command itself creates (it is its own), and the tracked files a
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -130,13 +133,58 @@ def _add_repo(folder: str, root: str, found: list[str], links: list[str]) -> Non
     hooks = _hooks_path(folder, (gitdir, common), root)
     if hooks and os.path.isdir(hooks):
         _add(hooks, root, found)
-    for config in {os.path.join(d, n) for d in (gitdir, common) if d for n in _CONFIG_FILES}:
+    configs = {os.path.join(d, n) for d in (gitdir, common) if d for n in _CONFIG_FILES}
+    for config in sorted(configs):
         for included in _includes(config, folder, root):
             if os.path.isfile(included):
                 _add(included, root, found)
+    for config in (*sorted(configs), _personal_config()):
+        for program in _programs(config, folder, root):
+            _add(program, root, found)
 
 
 _CONFIG_FILES = ("config", "config.worktree")
+# Settings whose value is a command git (or a tool git starts) runs.
+_PROGRAM_KEYS = re.compile(
+    r"^(core\.(fsmonitor|sshcommand|editor|pager|askpass|gitproxy|alternaterefscommand)"
+    r"|sequence\.editor|credential\..*helper|gpg\..*program|diff\.external"
+    r"|diff\..*\.(textconv|command)|filter\..*\.(clean|smudge|process)|merge\..*\.driver"
+    r"|(diff|merge)tool\..*\.cmd|alias\..*|pager\..*|sendemail\..*cmd"
+    r"|remote\..*\.(uploadpack|receivepack))$"
+)
+_PROGRAM_WORDS = (
+    b"fsmonitor", b"command", b"editor", b"pager", b"askpass", b"helper", b"program",
+    b"external", b"textconv", b"clean", b"smudge", b"process", b"driver", b"cmd", b"alias",
+    b"proxy", b"uploadpack", b"receivepack",
+)  # fmt: skip
+
+
+def _programs(config: str, worktree: str, root: str) -> list[str]:
+    """The files inside the workspace that a config file names as a program (``core.fsmonitor
+    = ./tools/watch``, ``alias.x = !./x.sh``, ``filter.x.clean = sh scripts/clean``): each
+    word of such a value that is a path to an existing file, relative to the work tree's top
+    (where git runs them)."""
+    if not config or not _may_matter(config, _PROGRAM_WORDS):
+        return []
+    try:
+        done = app_git.run(
+            ["config", "--file", config, "--includes", "--list", "-z"],
+            workspace=Path(root),
+            cwd=Path(worktree),
+            timeout=_HOOKS_TIMEOUT_S,
+        )
+    except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
+        return []
+    found = []
+    for entry in done.stdout.split(b"\0") if done.returncode == 0 else []:
+        key, _, value = os.fsdecode(entry).partition("\n")
+        if not _PROGRAM_KEYS.match(key.lower()):
+            continue
+        for word in value.lstrip("!").replace("'", " ").replace('"', " ").split():
+            path = os.path.join(worktree, os.path.expanduser(word))
+            if ("/" in word or os.sep in word or word.startswith(".")) and os.path.isfile(path):
+                found.append(os.path.realpath(path))
+    return found
 
 
 def _includes(config: str, worktree: str, root: str) -> list[str]:
