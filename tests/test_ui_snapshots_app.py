@@ -11,6 +11,7 @@ keeping them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -130,3 +131,26 @@ def test_a_truncated_turn(snap_compare: Snap, workspace: Path) -> None:
 
     run_before = after(asking("show me a truncated turn"), noticed)
     assert snap_compare(demo_app(workspace), terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_workspace_trust_question(snap_compare: Snap, workspace: Path) -> None:
+    """A workspace that brings AGENTS.md and a .mcp.json: one question, every server whole, the
+    keys line saying how much is below before t can trust."""
+    (workspace / "AGENTS.md").write_text("# Rules\n\nRun the tests before you commit.\n")
+    servers = {
+        f"tool{i}": {"command": "node", "args": ["server.js", str(i)], "cwd": "/srv/tool"}
+        for i in range(1, 5)
+    }
+    servers["web"] = {"url": "https://mcp.example/x", "headers": {"Authorization": "${TEAM}"}}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+    async def asked(pilot: Pilot[None]) -> None:
+        from tui_agent.ui.workspace_trust import WorkspaceTrustScreen
+
+        app = pilot.app
+        assert isinstance(app, TuiAgentApp)
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceTrustScreen), "question")
+        app.query_one(PromptInput).cursor_blink = False
+        await screen_still(pilot)
+
+    assert snap_compare(demo_app(workspace), terminal_size=SIZE, run_before=asked)
