@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import stat
 from pathlib import Path
 
@@ -23,7 +24,12 @@ from hypothesis import strategies as st
 
 from tui_agent.agent.events import ToolStarted
 from tui_agent.approval import AllowCommandPrefix, RuleError, approve, deny
-from tui_agent.approval.launchers import PREFIX_PROGRAMS, command_refusal, prefix_refusal
+from tui_agent.approval.launchers import (
+    PREFIX_PROGRAMS,
+    command_refusal,
+    prefix_refusal,
+    shadowing_folder,
+)
 from tui_agent.config import ConfigError
 from tui_agent.config.load import parse_config
 
@@ -229,3 +235,42 @@ async def test_a_relative_path_folder_lets_no_rule_match(
         events = await h.send("list")
         assert decided(events)["call_1"].by == "user"
         assert (h.workspace / "HIT").exists() is approved
+
+
+@pytest.mark.parametrize("approved", [False, True], ids=["by the rule", "by a person"])
+async def test_a_workspace_folder_early_in_path_lets_no_rule_match(
+    approved: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A virtualenv inside the workspace, first in PATH (an activated ``.venv``): a command can
+    write ``.venv/bin/ls``, so with an ``ls`` rule the command is asked; approved by a person
+    (the control), the planted ``ls`` does run."""
+    workspace_bin = tmp_path / "ws" / ".venv" / "bin"
+    path = os.pathsep.join([str(workspace_bin), os.environ.get("PATH", "/usr/bin:/bin")])
+    monkeypatch.setenv("PATH", path)
+    assert command_refusal("ls -la") is None  # the words alone are fine: the folder is not
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(("call_1", "run_command", {"command": "ls -la"}))),
+        answer(PROTOCOL),
+        approver=ScriptedApprover(approve() if approved else deny("no")),
+        rules=[AllowCommandPrefix(("ls",))],
+    ) as h:
+        workspace_bin.mkdir(parents=True)
+        _executable(workspace_bin / "ls", "#!/bin/sh\n/usr/bin/touch HIT\n")
+        assert shadowing_folder("ls", str(h.workspace)) == str(workspace_bin)
+        assert shadowing_folder("echo", str(h.workspace)) is None  # /bin/sh's own
+        events = await h.send("list")
+        assert decided(events)["call_1"].by == "user"
+        assert (h.workspace / "HIT").exists() is approved
+
+
+def test_a_program_found_before_the_workspace_s_folder_is_not_shadowed(tmp_path: Path) -> None:
+    inside = tmp_path / "ws" / "bin"
+    inside.mkdir(parents=True)
+    search = os.pathsep.join(["/usr/bin", "/bin", str(inside)])
+    assert shadowing_folder("ls", str(tmp_path / "ws"), search) is None
+    assert shadowing_folder("no-such-program-x", str(tmp_path / "ws"), search) == str(inside)
+    found = os.path.dirname(shutil.which("ls") or "/usr/bin/ls")
+    assert shadowing_folder("ls", str(tmp_path / "ws"), f"{found}:.") is None  # found first
+    assert shadowing_folder("ls", str(tmp_path / "ws"), f".:{found}") == "."

@@ -143,7 +143,9 @@ class CallRunner:
                 )
                 self._finish(results, index, vc.call, f"refused: {refused}", "denied", emit)
                 continue
-            auto = self.policy.auto_approval(vc.spec.name, str(vc.spec.risk), vc.arguments)
+            auto = self.policy.auto_approval(
+                vc.spec.name, str(vc.spec.risk), vc.arguments, str(self.context.workspace)
+            )
             if auto is not None or approve_rest:
                 why = auto if auto is not None else "approved with the rest of this turn"
                 by = self._auto_by(vc, auto) if auto is not None else "user"

@@ -23,8 +23,9 @@ config.toml's load error). Refusing is always safe: the worst it does is ask onc
   getopt_long accepts; for these programs a command never matches while a word could expand
   into such an option (an unquoted glob or brace, or a ``$`` expansion: a file named
   ``-exec`` is one glob away).
-- No command matches while ``PATH`` holds an empty or relative folder: the workspace's own
-  files would then take the place of the listed programs.
+- No command matches while ``PATH`` holds an empty or relative folder, nor (``shadowing_folder``)
+  while a folder of the workspace comes in ``PATH`` before the program (a virtualenv's ``bin``
+  in the workspace): the workspace's own files would then take the place of the listed programs.
 
 The check runs when a rule is made (offered, typed, read from config.toml) and again at every
 match. ``LAUNCHERS`` only chooses the words of the reason for well-known programs.
@@ -181,3 +182,22 @@ def _is_option(word: str, option: str) -> bool:
     if len(option) == 2:
         return word.startswith("-") and not word.startswith("--") and option[1] in word[1:]
     return word == option or word.startswith(option + "=")
+
+
+def shadowing_folder(program: str, workspace: str, search: str | None = None) -> str | None:
+    """A folder of ``search`` (``PATH``) inside ``workspace`` that the shell looks in for
+    ``program`` before it finds it (or, not finding it, at all): a command could put a program
+    of that name there. None when there is none, or ``program`` is /bin/sh's own."""
+    if program in _BUILTINS or "/" in program:
+        return None
+    root = os.path.realpath(workspace)
+    for folder in (os.environ.get("PATH", "") if search is None else search).split(os.pathsep):
+        if not os.path.isabs(folder):
+            return folder or "(an empty entry)"
+        real = os.path.realpath(folder)
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return folder
+        candidate = os.path.join(folder, program)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return None
+    return None

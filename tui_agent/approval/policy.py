@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from .rules import SessionRules
+from .launchers import shadowing_folder
+from .rules import AllowCommandPrefix, SessionRules
 
 READ_RISK = "read"
 
@@ -27,10 +28,18 @@ class ApprovalPolicy:
         self.mode = mode
         self.rules = rules if rules is not None else SessionRules()
 
-    def auto_approval(self, tool_name: str, risk: str, arguments: Mapping[str, Any]) -> str | None:
+    def auto_approval(
+        self,
+        tool_name: str,
+        risk: str,
+        arguments: Mapping[str, Any],
+        workspace: str | None = None,
+    ) -> str | None:
         """A short reason when the call needs no question; None when the user must be asked.
 
         ``risk`` is one of read, write, execute, network; anything else is treated as not read.
+        A prefix rule does not apply while a folder of ``workspace`` comes in PATH before its
+        program (``launchers.shadowing_folder``).
         """
         if self.mode is ApprovalMode.AUTO_ALL:
             return "auto-approve all"
@@ -39,10 +48,18 @@ class ApprovalPolicy:
         if self.mode is ApprovalMode.AUTO_READ and risk == READ_RISK:
             return "read-only tool in auto-read mode"
         rule = self.rules.matching(tool_name, arguments)
-        return rule.describe() if rule is not None else None
+        if rule is None:
+            return None
+        if isinstance(rule, AllowCommandPrefix) and _shadowed(rule, workspace):
+            return None
+        return rule.describe()
 
     def refusal(self, risk: str) -> str | None:
         """Why a call of ``risk`` is refused without asking (plan mode); None: it is not."""
         from .plan import refusal
 
         return refusal(self.mode, risk)
+
+
+def _shadowed(rule: AllowCommandPrefix, workspace: str | None) -> bool:
+    return workspace is not None and shadowing_folder(rule.words[0], workspace) is not None
