@@ -143,13 +143,20 @@ def test_run_uses_untrusted_content_only_when_told(home: Home) -> None:
     assert trusted_digest(home.workspace, "instructions") is None  # nothing remembered
 
 
-def test_instructions_leading_outside_are_never_sent(home: Home) -> None:
-    outside = home.root / "outside.md"
-    outside.write_text(INSTRUCTIONS + "\n", encoding="utf-8")
-    (home.workspace / "AGENTS.md").symlink_to(outside)
+def test_content_leading_outside_is_never_used(home: Home) -> None:
+    """AGENTS.md, .mcp.json and .tui-agent/commands as symlinks out of the workspace: refused
+    even with --trust-workspace, each named on stderr."""
+    ran = home.root / "SERVER-RAN"
+    outside = home.root / "outside"
+    outside.mkdir()
+    _bring_everything(outside, ran)
+    for name in ("AGENTS.md", ".mcp.json", ".tui-agent"):
+        (home.workspace / name).symlink_to(outside / name)
     with FakeProvider(PROTOCOL, api_key=RUN_KEY, require_tools=False) as server:
         server.script(final(PROTOCOL, "One."))
         done = home.run(server, "hello", "--trust-workspace")
         assert done.code == 0, done.stderr
         assert "SECRET-PLAN" not in server.requests[0].body.decode()
-    assert "leads outside the workspace" in done.stderr
+    assert not ran.exists()
+    for name in ("AGENTS.md", ".mcp.json", "commands"):
+        assert f"{name} leads outside the workspace" in done.stderr, done.stderr
