@@ -249,6 +249,10 @@ def _adapt_all(
         except BadToolSchema as exc:
             why = f"MCP server {item.server!r} tool {item.tool!r} is not offered: {exc}"
             done[key] = (tool, why)
+        except (RecursionError, MemoryError, ValueError, TypeError) as exc:  # a hostile schema
+            name = type(exc).__name__
+            why = f"MCP server {item.server!r} tool {item.tool!r} is not offered: {name}"
+            done[key] = (tool, why)
     return done
 
 
