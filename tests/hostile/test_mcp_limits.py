@@ -10,8 +10,6 @@ import logging
 import sys
 from pathlib import Path
 
-import pytest
-
 from tui_agent.mcp.config import McpServerConfig
 from tui_agent.mcp.limits import McpLimits
 from tui_agent.mcp.servers import McpEvent, McpServers
@@ -98,15 +96,21 @@ async def test_an_initialize_answer_over_the_limit_fails_the_server_with_its_cau
         await servers.stop()
 
 
-async def test_a_junk_line_over_the_limit_is_dropped_with_a_log_line(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_junk_line_over_the_limit_is_dropped_with_a_log_line(tmp_path: Path) -> None:
     limits = McpLimits(max_message_bytes=1 * MiB)
-    with caplog.at_level(logging.WARNING, logger="tui_agent.mcp"):
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("tui_agent.mcp")  # (the app's log setup may stop propagation)
+    logger.addHandler(handler)
+    try:
         servers, _ = await _started(_flood("junk", "3000000"), tmp_path, limits)
+    finally:
+        logger.removeHandler(handler)
     try:
         assert servers.connections["f"].status == "ready"
-        assert any("3,000,000 bytes, more than the 1,048,576" in r.message for r in caplog.records)
+        said = [record.getMessage() for record in records]
+        assert any("3,000,000 bytes, more than the 1,048,576" in line for line in said), said
     finally:
         await servers.stop()
 

@@ -1,7 +1,7 @@
 """The process between the app and a stdio server: every descendant of the server dies with it,
 and all of them die with the app, also when the app is killed with SIGKILL.
 
-    python -I -S lifeline.py APP_PID COMMAND ARGS...
+    python -I -S lifeline.py APP_PID [--group CGROUP] COMMAND ARGS...
 
 Run as a script (standard library only, no import of the package, nothing from the
 environment): it marks itself a child subreaper (``PR_SET_CHILD_SUBREAPER``), so whatever the
@@ -15,6 +15,9 @@ group of its own and gives it its stdin and stdout; it keeps neither.
   and whatever is left after ``TERM_GRACE_S`` is SIGKILLed (a server that ignores EOF and
   SIGTERM included).
 - SIGUSR1 (the app died, or is exiting): everything below is SIGKILLed at once.
+
+With ``--group`` (as root: mcp/server_cgroup.py) it first joins that cgroup, so all it starts is
+in it too, and what it kills is also every other process of the group.
 """
 
 from __future__ import annotations
@@ -31,6 +34,17 @@ PR_SET_CHILD_SUBREAPER = 36
 TERM_GRACE_S = 1.5  # below the SDK's 2 s between SIGTERM and SIGKILL
 KILL_ROUNDS = 200
 _WATCHED = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1}
+
+
+def _members(group: str | None) -> list[int]:
+    if group is None:
+        return []
+    try:
+        with open(os.path.join(group, "cgroup.procs"), encoding="ascii") as handle:
+            found = [int(pid) for pid in handle.read().split() if pid.isdigit()]
+    except (OSError, ValueError):
+        return []
+    return [pid for pid in found if pid != os.getpid()]
 
 
 def _descendants(root: int) -> list[int]:
@@ -69,12 +83,12 @@ def _reap(server: int) -> int | None:
             status = code
 
 
-def _kill_all(server: int) -> int | None:
-    """SIGKILL everything below, round after round, until nothing is left (a process forking
-    meanwhile is caught by the next round)."""
+def _kill_all(server: int, group: str | None) -> int | None:
+    """SIGKILL everything below (and in the group), round after round, until nothing is left (a
+    process forking meanwhile is caught by the next round)."""
     status = None
     for _ in range(KILL_ROUNDS):
-        pids = _descendants(os.getpid())
+        pids = sorted({*_descendants(os.getpid()), *_members(group)})
         if not pids:
             break
         for pid in pids:
@@ -108,10 +122,19 @@ def _exit_code(status: int | None) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3 or not argv[1].isdigit():
-        os.write(2, b"usage: lifeline.py APP_PID COMMAND ARGS...\n")
+    group = argv[3] if len(argv) > 3 and argv[2] == "--group" else None
+    command = argv[4:] if group is not None else argv[2:]
+    if not command or not argv[1].isdigit():
+        os.write(2, b"usage: lifeline.py APP_PID [--group CGROUP] COMMAND ARGS...\n")
         return 2
     app = int(argv[1])
+    if group is not None:
+        try:
+            with open(os.path.join(group, "cgroup.procs"), "w", encoding="ascii") as handle:
+                handle.write("0")
+        except OSError as exc:  # the subreaper still holds every descendant
+            os.write(2, f"lifeline: cannot join {group}: {exc.strerror or exc}\n".encode())
+            group = None
     signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -120,7 +143,7 @@ def main(argv: list[str]) -> int:
         return 1  # the app died before the death signal was asked for
     server = os.fork()
     if server == 0:
-        _exec(argv[2:])
+        _exec(command)
     with contextlib.suppress(OSError):
         os.setpgid(server, server)  # also here: a SIGTERM right now must find its group
     null = os.open(os.devnull, os.O_RDWR)
@@ -144,7 +167,7 @@ def main(argv: list[str]) -> int:
             with contextlib.suppress(OSError):
                 os.killpg(server, signal.SIGTERM)
             deadline = time.monotonic() + TERM_GRACE_S
-    found = _kill_all(server)
+    found = _kill_all(server, group)
     return _exit_code(status if status is not None else found)
 
 

@@ -29,10 +29,12 @@ import mcp.client.stdio as stdio_module
 
 from .bounded_stdout import bound_stdout
 from .limits import DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH
+from .server_cgroup import end_group, new_group
 
 LIFELINE = str(Path(__file__).with_name("lifeline.py"))
 _spawned: ContextVar[Spawned | None] = ContextVar("tui_agent_mcp_spawned", default=None)
 _running: dict[int, Any] = {}  # lifeline pid -> its process, until it was ended
+_groups: dict[int, Path] = {}  # lifeline pid -> its cgroup (as root), until it was ended
 
 
 @dataclass
@@ -45,9 +47,11 @@ class Spawned:
     processes: list[Any] = field(default_factory=list)
 
 
-def lifeline_argv(command: str, args: list[str]) -> list[str]:
-    """The command line that starts ``command`` below a lifeline tied to this process."""
-    return [sys.executable, "-I", "-S", LIFELINE, str(os.getpid()), command, *args]
+def lifeline_argv(command: str, args: list[str], group: Path | None = None) -> list[str]:
+    """The command line that starts ``command`` below a lifeline tied to this process (in the
+    cgroup ``group``, when there is one)."""
+    joined = ["--group", str(group)] if group is not None else []
+    return [sys.executable, "-I", "-S", LIFELINE, str(os.getpid()), *joined, command, *args]
 
 
 def _check_program(command: str, env: dict[str, str] | None, cwd: Path | str | None) -> None:
@@ -77,13 +81,21 @@ async def spawn(
 ) -> Any:
     """The SDK's spawn, with the server below a lifeline."""
     _check_program(command, env, cwd)
-    process = await anyio.open_process(
-        lifeline_argv(command, list(args)),
-        env=env,
-        stderr=errlog,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    group = new_group()
+    try:
+        process = await anyio.open_process(
+            lifeline_argv(command, list(args), group),
+            env=env,
+            stderr=errlog,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except BaseException:
+        if group is not None:
+            end_group(group)
+        raise
+    if group is not None:
+        _groups[process.pid] = group
     box = _spawned.get() or Spawned()
     bound_stdout(process, box.max_message_bytes, box.max_depth, box.on_refused)
     box.processes.append(process)
@@ -107,11 +119,16 @@ def recorder(box: Spawned) -> Spawned:
 
 def end(process: Any) -> None:
     """Tell the lifeline to SIGKILL everything below it (its own exit follows); nothing when it
-    has ended already (its pid may be another process's by now)."""
-    _running.pop(getattr(process, "pid", -1), None)
+    has ended already (its pid may be another process's by now). As root, whatever is left in
+    its cgroup is killed too (all of it, if the lifeline itself was killed)."""
+    pid = getattr(process, "pid", -1)
+    _running.pop(pid, None)
     if getattr(process, "returncode", 0) is None:
         with contextlib.suppress(OSError):
             os.kill(process.pid, signal.SIGUSR1)
+    group = _groups.pop(pid, None)
+    if group is not None:
+        end_group(group)
 
 
 def kill_all() -> None:
