@@ -310,3 +310,21 @@ async def test_the_hosts_system_v_ipc_is_not_seen(ctx: ToolContext) -> None:
         subprocess.run(["ipcrm", "-m", shm_id], check=False)
     assert "listed" in output.text
     assert f" {shm_id} " not in output.text, output.text
+
+
+@confined
+async def test_a_socket_made_in_a_denied_folder_after_the_last_scan_does_not_answer(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An SSH ControlMaster socket (it runs commands on a remote host through a connection
+    already authenticated) made in ~/.ssh between two calls: the socket scan of the first call
+    is still fresh, but the denied folder is hidden whole."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    first = await run(ctx, "echo first")
+    assert "first" in first.text
+    with unix_listener(home / ".ssh" / "cm-git@example:22") as received:
+        output = await run(ctx, connect_command(ctx, f"{home}/.ssh/cm-git@example:22"))
+    assert "CONNECTED" not in output.text, output.text
+    assert received == []

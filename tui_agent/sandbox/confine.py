@@ -140,7 +140,13 @@ def plan_for(
     rules = policy_rules(writable, denied, readable, by_rules) if caps.landlock_abi else []
     real_workspace = os.path.realpath(workspace)
     view = (
-        host_view(real_workspace, readable, policy.network, os.path.realpath(private))
+        host_view(
+            real_workspace,
+            readable,
+            policy.network,
+            os.path.realpath(private),
+            denied_real_paths(policy.denied),
+        )
         if caps.namespaces
         else None
     )

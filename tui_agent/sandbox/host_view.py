@@ -16,7 +16,10 @@ outside the sandbox. So, in the command's own mount namespace:
   workspace, gets ``/dev/null`` mounted over it (connecting to it is refused). That scan is
   made in the app and kept ten seconds (it costs ~10 ms): a socket made there within those
   seconds, or made deeper, or elsewhere on the machine (``/srv``, ``/opt``, deeper beside the
-  workspace) stays reachable.
+  workspace) stays reachable;
+- each denied folder (``~/.ssh``, ``~/.gnupg``, ``~/.docker``...) gets an empty tmpfs of its own:
+  a socket made there at any time (an SSH ControlMaster's, gpg-agent's, Docker Desktop's) is
+  gone, as is everything else in it (a command reading one sees "No such file").
 
 Abstract sockets (no path) are closed by Landlock's scope (ABI 6) where the kernel offers it.
 Sockets inside the workspace stay: they are the command's own business. Without namespaces (the
@@ -53,15 +56,24 @@ class HostView:
     kept: tuple[str, ...]
     sockets: tuple[str, ...]
     scratch: str = ""  # the private temporary folder: a tmpfs of its own, of the write quota
+    hidden: tuple[str, ...] = ()  # denied folders (~/.ssh, ~/.gnupg...): an empty tmpfs each
 
 
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def host_view(workspace: str, kept: tuple[str, ...], network: bool, scratch: str = "") -> HostView:
+def host_view(
+    workspace: str,
+    kept: tuple[str, ...],
+    network: bool,
+    scratch: str = "",
+    denied: tuple[str, ...] = (),
+) -> HostView:
     """Computed in the app before the fork. ``kept``: real paths the command must see besides
-    the workspace and home; ``scratch``: the private temporary folder."""
+    the workspace and home; ``scratch``: the private temporary folder; ``denied``: the policy's
+    denied paths (real): the folders among them get an empty tmpfs, so a socket made in one at
+    any time (an SSH ControlMaster's in ~/.ssh, gpg-agent's in ~/.gnupg) never answers."""
     paths = (workspace, *kept, os.path.expanduser("~"), *((scratch,) if scratch else ()))
     keep = [os.path.realpath(path) for path in paths]
     resolv = os.path.realpath("/etc/resolv.conf")
@@ -94,7 +106,15 @@ def host_view(workspace: str, kept: tuple[str, ...], network: bool, scratch: str
             or any(_inside(path, folder) for folder in inside)
         )
     )
-    return HostView(tuple(covered), inside, sockets, scratch)
+    hidden = tuple(
+        folder
+        for folder in denied
+        if os.path.isdir(folder)
+        and not os.path.islink(folder)
+        and not any(_inside(folder, path) or _inside(path, folder) for path in keep[:1])
+        and not any(_inside(path, folder) for path in keep[1:])
+    )
+    return HostView(tuple(covered), inside, sockets, scratch, hidden)
 
 
 def _sockets(workspace: str) -> tuple[str, ...]:
@@ -189,6 +209,9 @@ def apply(view: HostView, scratch_mb: int) -> None:
         for path in view.sockets:
             with contextlib.suppress(OSError):
                 _mount(b"/dev/null", path, None, _MS_BIND, None)
+        for folder in view.hidden:  # gone from view when it lay in a covered folder: fine
+            with contextlib.suppress(OSError):
+                _mount(b"tmpfs", folder, b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=700,size=1m")
         with contextlib.suppress(OSError):
             os.chdir(cwd)  # through the bound-back workspace, not the covered mount under it
     finally:
