@@ -265,12 +265,20 @@ async def test_a_workspace_folder_early_in_path_lets_no_rule_match(
         assert (h.workspace / "HIT").exists() is approved
 
 
-def test_a_program_found_before_the_workspace_s_folder_is_not_shadowed(tmp_path: Path) -> None:
+def test_a_workspace_folder_anywhere_in_path_counts(tmp_path: Path) -> None:
+    """Anywhere, not only before the program: ``rg -z`` runs ``gzip`` by name, and a found
+    ``rg`` does not say where its helpers are found."""
     inside = tmp_path / "ws" / "bin"
     inside.mkdir(parents=True)
-    search = os.pathsep.join(["/usr/bin", "/bin", str(inside)])
-    assert shadowing_folder("ls", str(tmp_path / "ws"), search) is None
-    assert shadowing_folder("no-such-program-x", str(tmp_path / "ws"), search) == str(inside)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "ws" / "link").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "outside").symlink_to(inside)
+    workspace = str(tmp_path / "ws")
     found = os.path.dirname(shutil.which("ls") or "/usr/bin/ls")
-    assert shadowing_folder("ls", str(tmp_path / "ws"), f"{found}:.") is None  # found first
-    assert shadowing_folder("ls", str(tmp_path / "ws"), f".:{found}") == "."
+    assert shadowing_folder("ls", workspace, f"{found}:{inside}") == str(inside)
+    assert shadowing_folder("ls", workspace, f"{found}:{tmp_path / 'outside'}") is not None
+    assert shadowing_folder("ls", workspace, f"{found}:{tmp_path / 'ws-other'}") is None
+    assert shadowing_folder("ls", workspace, f"{found}:{tmp_path / 'ws' / 'link'}") is None
+    assert shadowing_folder("ls", workspace, f"{found}:.") == "."
+    assert shadowing_folder("ls", workspace, f"{found}::/bin") == "(an empty entry)"
+    assert shadowing_folder("echo", workspace, f"{inside}") is None

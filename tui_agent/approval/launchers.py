@@ -24,8 +24,8 @@ config.toml's load error). Refusing is always safe: the worst it does is ask onc
   into such an option (an unquoted glob or brace, or a ``$`` expansion: a file named
   ``-exec`` is one glob away).
 - No command matches while ``PATH`` holds an empty or relative folder, nor (``shadowing_folder``)
-  while a folder of the workspace comes in ``PATH`` before the program (a virtualenv's ``bin``
-  in the workspace): the workspace's own files would then take the place of the listed programs.
+  while it holds a folder of the workspace (a virtualenv's ``bin`` in it): the workspace's own
+  files would then take the place of the listed programs or of the helpers they run by name.
 
 The check runs when a rule is made (offered, typed, read from config.toml) and again at every
 match. ``LAUNCHERS`` only chooses the words of the reason for well-known programs.
@@ -185,19 +185,16 @@ def _is_option(word: str, option: str) -> bool:
 
 
 def shadowing_folder(program: str, workspace: str, search: str | None = None) -> str | None:
-    """A folder of ``search`` (``PATH``) inside ``workspace`` that the shell looks in for
-    ``program`` before it finds it (or, not finding it, at all): a command could put a program
-    of that name there. None when there is none, or ``program`` is /bin/sh's own."""
-    if program in _BUILTINS or "/" in program:
+    """A folder of ``search`` (``PATH``) that is relative or inside ``workspace``: a command
+    could put a program there that the shell, or a listed program running a helper by name
+    (``rg -z`` runs ``gzip``, ``diff -l`` runs ``pr``), finds before the real one. None when
+    there is none, or ``program`` is /bin/sh's own (``echo``, ``pwd``)."""
+    if program in _BUILTINS:
         return None
-    root = os.path.realpath(workspace)
+    root = os.path.realpath(workspace).rstrip(os.sep) + os.sep
     for folder in (os.environ.get("PATH", "") if search is None else search).split(os.pathsep):
         if not os.path.isabs(folder):
             return folder or "(an empty entry)"
-        real = os.path.realpath(folder)
-        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        if (os.path.realpath(folder).rstrip(os.sep) + os.sep).startswith(root):
             return folder
-        candidate = os.path.join(folder, program)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return None
     return None

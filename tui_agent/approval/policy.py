@@ -38,8 +38,8 @@ class ApprovalPolicy:
         """A short reason when the call needs no question; None when the user must be asked.
 
         ``risk`` is one of read, write, execute, network; anything else is treated as not read.
-        A prefix rule does not apply while a folder of ``workspace`` comes in PATH before its
-        program (``launchers.shadowing_folder``).
+        A prefix rule does not apply while PATH holds a folder of ``workspace``
+        (``launchers.shadowing_folder``).
         """
         if self.mode is ApprovalMode.AUTO_ALL:
             return "auto-approve all"
