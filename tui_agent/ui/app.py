@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input, TextArea
 
 from ..wiring.host_options import HostOptions
 from .arming import KeyClock, now
@@ -110,6 +110,29 @@ class TuiAgentApp(SafeApp):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.key_clock.pressed(event.time, now())  # before any widget gets the key
         await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key no widget took (focus on a transcript item, a chip, the emptied
+        queue): it is typing, so it goes into the message box, and focus with it."""
+        if not event.is_printable or event.character is None or self.screen.is_modal:
+            return
+        focused = self.focused
+        chain = (focused, *focused.ancestors) if focused is not None else (self.screen, self)
+        from .widgets.approval_prompt import ApprovalPrompt  # loaded once a prompt was shown
+
+        # Widgets that take typed text or decide about keys themselves.
+        if any(isinstance(node, Input | TextArea | ApprovalPrompt) for node in chain):
+            return  # a box or a prompt of its own decides about its keys
+        if any(event.key in node._bindings.key_to_bindings for node in chain):
+            return  # a key of the item's own (r on a message: rewind to here)
+        box = self.screen.query(PromptInput)
+        if not box or box.first().disabled:
+            return
+        event.stop()
+        event.prevent_default()
+        prompt = box.first()
+        prompt.focus()
+        prompt.insert(event.character)
 
     def action_focus_next(self) -> None:
         """Tab: to a waiting approval prompt first, from anywhere on the main screen."""
