@@ -6,12 +6,16 @@ list --json`` and through one ``tui-agent run`` request.
 
 It prints the median wall time of ``mcp list`` and of ``run`` (start, initialize, tools/list,
 the tools adapted, one request to a loopback fake provider), and the bytes of tools the request
-carried. It measures; it asserts nothing.
+carried. Then, in this process, the longest the event loop stood still (a 10 ms ticker's
+longest gap) from the start until every one of the tools was adapted (``mcp_max_tools`` raised
+to all of them, with a listener that reads the specs on each change, as the agent's does): the
+screen's freeze. It measures; it asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import subprocess
@@ -37,6 +41,48 @@ def _timed(argv: list[str], home: Home) -> float:
     return took
 
 
+async def _stall(tools: int) -> tuple[float, int]:
+    """The event loop's longest stall while ``tools`` tools start and are adapted."""
+    from tui_agent.mcp.config import McpServerConfig
+    from tui_agent.mcp.servers import McpServers
+
+    config = McpServerConfig(
+        command=sys.executable,
+        args=["-m", "tests.mcp_servers.flood", "many", str(tools)],
+        env={"PYTHONPATH": str(ROOT)},
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        try:  # the limits came with the worker thread; before them every tool was offered
+            from tui_agent.mcp.limits import McpLimits
+
+            servers = McpServers({"f": config}, Path(folder), McpLimits(max_tools=tools + 10))
+        except ImportError:
+            servers = McpServers({"f": config}, Path(folder))
+        offered = [0]
+        servers.listen(lambda e: offered.__setitem__(0, len(servers.tool_specs())))
+        longest = [0.0]
+        running = True
+
+        async def ticker() -> None:
+            last = time.perf_counter()
+            while running:
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                longest[0] = max(longest[0], now - last)
+                last = now
+
+        ticking = asyncio.create_task(ticker())
+        servers.start()
+        await servers.wait_ready()
+        settled = getattr(servers, "tools_settled", None)
+        if settled is not None:
+            await settled()
+        running = False
+        await ticking
+        await servers.stop()
+    return longest[0], offered[0]
+
+
 def main(tools: int, runs: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         home = Home(Path(folder))
@@ -53,6 +99,8 @@ def main(tools: int, runs: int) -> None:
         f"| {tools:,} tools | mcp list {statistics.median(lists):.2f} s "
         f"| run {statistics.median(times):.2f} s | tools in the request {carried:,} bytes |"
     )
+    stall, offered = asyncio.run(_stall(tools))
+    print(f"| all {offered:,} tools adapted | the event loop's longest stall {stall:.2f} s |")
 
 
 if __name__ == "__main__":
