@@ -328,3 +328,17 @@ async def test_a_socket_made_in_a_denied_folder_after_the_last_scan_does_not_ans
         output = await run(ctx, connect_command(ctx, f"{home}/.ssh/cm-git@example:22"))
     assert "CONNECTED" not in output.text, output.text
     assert received == []
+
+
+@confined
+async def test_reading_in_a_hidden_denied_folder_is_explained(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    monkeypatch.setenv("HOME", str(home))
+    output = await run(ctx, f"cat {home}/.ssh/id_ed25519")
+    assert "PRIVATE KEY" not in output.text
+    assert "No such file" in output.text, output.text
+    assert "the denied paths (credentials, the app's own files) cannot be read" in output.text

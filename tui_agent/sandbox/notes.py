@@ -8,6 +8,8 @@ approval to run it unconfined.
 
 from __future__ import annotations
 
+import os
+
 from .launch import SETUP_MESSAGE
 from .policy import SandboxMode, SandboxPolicy
 
@@ -45,7 +47,7 @@ def blocked_notes(output: str, failed: bool, policy: SandboxPolicy) -> tuple[str
     found: list[str] = []
     if SETUP_MESSAGE + "cannot" in output:
         return ("the sandbox could not be set up, so the command did not run; " + RERUN_HINT,)
-    if _any(output, _FILES):
+    if _any(output, _FILES) or _hidden_denied(output, policy):
         where = (
             "no writes are allowed in read-only mode"
             if policy.mode is SandboxMode.READ_ONLY
@@ -65,6 +67,18 @@ def blocked_notes(output: str, failed: bool, policy: SandboxPolicy) -> tuple[str
     if found:
         found.append(RERUN_HINT)
     return tuple(found)
+
+
+def _hidden_denied(output: str, policy: SandboxPolicy) -> bool:
+    """A denied folder is an empty tmpfs in the command's namespace (host_view.py): reading in
+    it says "No such file", not "Permission denied"."""
+    if "No such file" not in output:
+        return False
+    for entry in policy.denied:
+        path = os.path.expanduser(entry).rstrip("/")
+        if path and (path + "/") in output:
+            return True
+    return False
 
 
 def _any(text: str, needles: tuple[str, ...]) -> bool:
