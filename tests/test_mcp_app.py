@@ -3,8 +3,12 @@ tool stopped by Esc, and a workspace .mcp.json that starts only once trusted by 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -112,3 +116,27 @@ async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
             status = app.query_one(StatusBar)
             await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
             assert ".mcp.json (1 MCP server)" not in screen_text(app)
+
+
+async def test_ctrl_q_ends_a_stubborn_server_and_its_setsid_daemon(env: AppEnv) -> None:
+    from .run_helpers import alive
+
+    marks = env.root / "marks"
+    marks.mkdir()
+    _config(env, own_server("d", "daemon", "stubborn", env={"MARK_DIR": str(marks)}))
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
+            pids = [int(pid) for pid in (marks / "pids").read_text().split()]
+            assert all(alive(pid) for pid in pids)
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: not app.is_running, "the app to quit", WAIT_S)
+    deadline = time.monotonic() + 15
+    while any(alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            for pid in pids:
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+            raise AssertionError("a server process outlived Ctrl+Q")
+        await asyncio.sleep(0.05)
