@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_agent.mcp.servers import McpServers
 from tui_agent.mcp.workspace_file import read_workspace_servers
 
@@ -120,3 +122,42 @@ async def test_the_person_s_own_config_may_start_a_server_in_the_workspace(
     config = McpServerConfig(command=sys.executable, args=["-m", "x"], cwd=str(workspace))
     assert config.start_folder(workspace) == workspace
     assert McpServerConfig(command="x").start_folder(workspace) != workspace
+
+
+async def test_a_server_gets_no_key_and_no_path_into_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_agent.mcp.config import McpServerConfig
+    from tui_agent.stream.turn import ToolCall
+    from tui_agent.tools.registry import ToolRegistry
+    from tui_agent.tools.spec import ToolContext
+    from tui_agent.tools.validation import ValidatedCall, validate_call
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-FAKE0123456789abcdefXYZ")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(workspace), "", ".", os.environ["PATH"]]))
+    root = Path(__file__).resolve().parent.parent.parent
+    config = McpServerConfig(
+        command=sys.executable,
+        args=["-m", "tests.mcp_servers.echo_env"],
+        env={"PYTHONPATH": str(root)},
+    )
+    servers = McpServers({"echo": config}, workspace)
+    servers.start()
+    try:
+        await servers.wait_ready()
+        registry = ToolRegistry(servers.tool_specs())
+        seen = {}
+        for name in ("OPENAI_API_KEY", "PYTHONSAFEPATH", "PATH"):
+            call = ToolCall("c", "mcp__echo__show", json.dumps({"name": name}))
+            checked = validate_call(registry, call)
+            assert isinstance(checked, ValidatedCall), checked
+            output = await checked.spec.run(checked.args, ToolContext(workspace=workspace))
+            seen[name] = output.text.splitlines()[0].split("=", 1)[1]
+    finally:
+        await servers.stop()
+    assert seen["OPENAI_API_KEY"] == ""
+    assert seen["PYTHONSAFEPATH"] == "1"
+    entries = seen["PATH"].split(os.pathsep)
+    assert entries and all(os.path.isabs(e) and not e.startswith(str(workspace)) for e in entries)
