@@ -44,6 +44,7 @@ PROTOCOL = "openai-chat"
 # Every choice key of the prompt, in words a person could type (letters and spaces only).
 PHRASE = "Any tent type repo "
 CALL = ("call_R", "run_command", {"command": "touch out.txt"})
+PREFIXABLE = ("call_R", "run_command", {"command": "ls -la"})
 WAITING = "keep typing — press Tab to answer, or pause 1 s"
 
 
@@ -251,8 +252,10 @@ async def test_tab_reaches_the_waiting_prompt_and_its_arming_restarts_on_every_k
 async def test_keys_right_after_an_input_opens_decide_nothing(
     env: AppEnv, opener: str, keys: str
 ) -> None:
+    # `p` opens its field only for a program a prefix rule may cover (touch is not one).
+    call = PREFIXABLE if opener == "p" else CALL
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
-        server.script(Reply(call_ops(CALL)), answer(PROTOCOL, "Denied, ok."))
+        server.script(Reply(call_ops(call)), answer(PROTOCOL, "Denied, ok."))
         async with running(server, env) as (app, pilot):
             box = app.query_one(PromptInput)
             box.insert("run it")
