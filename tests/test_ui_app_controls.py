@@ -42,6 +42,7 @@ APP_COMMANDS = (
     "Retry",
     "Copy last answer",
     "Sessions: browse",
+    "Sessions: new",
     "Model: choose",
     "Profile: demo",
     "Theme",

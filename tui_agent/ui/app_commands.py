@@ -45,6 +45,13 @@ def palette_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
         "Search, resume, rename, delete or fork saved sessions",
         app.action_browse_sessions,
     )
+    from .new_session import new_session
+
+    yield SystemCommand(
+        "Sessions: new",
+        "Start a new session in this workspace, with this profile and model (/new)",
+        lambda: app.run_worker(new_session(app), group="slash-command"),
+    )
     yield SystemCommand(
         "Approval: what is auto-approved",
         "List the mode and the rules; revoke one or save it to config.toml",

@@ -285,6 +285,7 @@ COVERED_PALETTE_TITLES = (
     "Calls panel",
     "Rewind:",
     "Sessions: browse",
+    "Sessions: new",
     "Copy last",
     "Model: choose",
     "Profile:",
