@@ -1,4 +1,4 @@
-"""Every exit status of every tui-agent command, defined once (README lists them)."""
+"""Every exit status of every tui-agent command, defined once (docs/headless-and-serve.md)."""
 
 from __future__ import annotations
 

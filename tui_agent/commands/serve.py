@@ -80,7 +80,7 @@ def serve(args: argparse.Namespace, argv: list[str], title: str, command: str = 
         return fail(
             command,
             f"--host {host} can be reached from other machines; serving beyond this one needs "
-            "--allow-remote (read 'In a browser' in README.md first)",
+            "--allow-remote (read docs/headless-and-serve.md first)",
         )
     try:
         from ..serve.server import ServeConfig, run_server

@@ -75,7 +75,8 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--allow-remote",
         action="store_true",
-        help="allow a --host other machines can reach (plain http: read README first)",
+        help="allow a --host other machines can reach "
+        "(plain http: read docs/headless-and-serve.md first)",
     )
 
 

@@ -1,4 +1,4 @@
-"""What one call may write: ``sandbox_write_mb`` (see README, "The command sandbox").
+"""What one call may write: ``sandbox_write_mb`` (see docs/sandbox-and-approval.md).
 
 No kernel offers a per-process quota on an ordinary folder, so three bounds together:
 
