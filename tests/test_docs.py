@@ -133,7 +133,9 @@ async def test_slash_commands_in_the_docs_and_in_the_app_are_the_same(
     for path in doc_files():
         for name in slash_commands_named(path.read_text(encoding="utf-8")):
             named.setdefault(name, set()).add(str(path.relative_to(ROOT)))
-    unknown = {f"/{name} in {sorted(where)}" for name, where in named.items() if name not in offered}
+    unknown = {
+        f"/{name} in {sorted(where)}" for name, where in named.items() if name not in offered
+    }
     assert not unknown, f"named in the docs, not offered by the app: {sorted(unknown)}"
     undocumented = sorted(f"/{name}" for name in offered - named.keys())
     assert not undocumented, f"offered by the app, named in no doc: {undocumented}"
