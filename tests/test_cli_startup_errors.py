@@ -99,6 +99,16 @@ def test_error_before_work_exits_1_with_one_line(
     assert "Traceback" not in out
 
 
+def test_an_unknown_theme_is_an_error_before_the_screen(tmp_path: Path) -> None:
+    """As --sandbox bogus is: one line, exit 1, and the terminal never switched to the app."""
+    code, out = _run_in_terminal(["--theme", "nosuch"], tmp_path)
+    assert code == 1, out[-500:]
+    line = _last_line(out)
+    assert line.startswith("tui-agent: no theme named 'nosuch' (themes: "), line
+    assert "dark" in line and "tui-dark" not in line
+    assert "\x1b[?1049h" not in out  # no alternate screen
+
+
 def test_usage_lines_show_subcommands_as_optional() -> None:
     parser = _parser()
     usage = " ".join(parser.format_usage().split())

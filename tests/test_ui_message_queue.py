@@ -55,6 +55,8 @@ async def test_enter_while_busy_queues_edit_remove_and_sent_when_the_loop_waits(
 
             await pilot.press("alt+up")  # to the queue, the last message chosen
             assert app.focused is queue
+            await pilot.press("down")  # at the end: it stays there, no wrap to the first
+            assert queue.selected == 1
             await pilot.press("d")
             assert queue.items == ["second"]
             await pilot.press("e")  # back into the box to edit

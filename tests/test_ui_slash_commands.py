@@ -218,3 +218,12 @@ async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: 
             await send(pilot, "/ship 3.0")
             await wait_for(pilot, lambda: "not trusted yet" in _toasts(app), "the notice")
         assert server.requests == []
+
+
+def test_the_mode_command_names_every_mode() -> None:
+    """/help's line for /mode lists every mode F3 cycles through (plan was left out)."""
+    from tui_agent.ui.approval_mode import MODES
+    from tui_agent.ui.slash_builtins import BUILTINS
+
+    (mode,) = [command for command in BUILTINS if command.name == "mode"]
+    assert all(name in mode.description for name in MODES), mode.description

@@ -228,6 +228,17 @@ def _run_session_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def _unknown_theme(name: str) -> str | None:
+    """Why ``--theme name`` cannot be used (before the screen starts), or None."""
+    from .text.sanitize import visible_line
+    from .ui.themes import is_theme, theme_names
+
+    if is_theme(name):
+        return None
+    names = theme_names()
+    return visible_line(f"no theme named {name!r} (themes: {', '.join(names)})")
+
+
 def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None:
     from .ui.replay_app import ReplayApp
 
@@ -241,6 +252,9 @@ def _run_app(args: argparse.Namespace) -> int:
 
     install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
 
+    if args.theme is not None and (problem := _unknown_theme(args.theme)) is not None:
+        print(f"tui-agent: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     options = HostOptions.from_flags(args, resume=args.resume, continue_last=args.continue_last)
     app = TuiAgentApp(options, theme_name=args.theme, debug=args.debug)
     app.run()

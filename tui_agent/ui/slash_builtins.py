@@ -231,7 +231,9 @@ BUILTINS: list[SlashCommand] = [
     SlashCommand("quit", "quit tui-agent (Ctrl+Q)", _plain("quit")),
     SlashCommand("model", "use another model from the next turn", _model, _models, "[MODEL]"),
     SlashCommand("profile", "use another profile from the next turn", _profile, _profiles, "NAME"),
-    SlashCommand("mode", "approval mode: ask, auto-read, auto-all (F3)", _mode, _modes, "[MODE]"),
+    SlashCommand(
+        "mode", "approval mode: ask, plan, auto-read, auto-all (F3)", _mode, _modes, "[MODE]"
+    ),
     SlashCommand(
         "compact",
         "summarize the older conversation; TEXT says what to keep",

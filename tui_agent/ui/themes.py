@@ -80,6 +80,29 @@ def _theme(path: Path) -> Theme:
     return theme
 
 
+def theme_names(directories: list[Path] | None = None) -> list[str]:
+    """The names ``--theme`` takes (the files' names, read without building their colours):
+    checked before the screen starts, so an unknown one is an error, not a toast."""
+    names: list[str] = []
+    for folder in directories if directories is not None else theme_dirs():
+        try:
+            files = sorted(folder.glob("*.toml"))
+        except OSError:
+            continue
+        for path in files:
+            try:
+                name = tomllib.loads(path.read_text(encoding="utf-8")).get("name", path.stem)
+            except (OSError, ValueError):
+                continue
+            if isinstance(name, str) and name not in names:
+                names.append(name)
+    return names
+
+
+def is_theme(name: str, directories: list[Path] | None = None) -> bool:
+    return name in _OLD_NAMES or name in theme_names(directories)
+
+
 def register_themes(app: App[Any]) -> list[str]:
     themes, problems = load_themes()
     for theme in themes:

@@ -76,7 +76,9 @@ class QueuedMessages(Widget, can_focus=True):
         key = event.key
         if key in ("up", "down") and self.items:
             step = -1 if key == "up" else 1
-            self.selected = (self.selected + step) % len(self.items)
+            # Stops at the ends (no wrap): Down on the last entry keeps it, so the one shown
+            # chosen is the one d removes.
+            self.selected = min(max(self.selected + step, 0), len(self.items) - 1)
             self.refresh()
         elif key in ("e", "enter") and self.items:
             self.chosen("edit", self.selected)
