@@ -162,3 +162,38 @@ def test_five_thousand_tools_offer_at_most_the_cap_with_a_notice(home: Home) -> 
     assert mcp[:4] == ["mcp__f__ping", "mcp__f__deep", "mcp__f__big", "mcp__f__storm"]
     said = done.stdout + done.stderr
     assert "4,904 of 5,004 tools not offered" in said and "mcp_max_tools" in said, said
+
+
+async def test_an_http_answer_over_the_limit_or_too_deep_fails_the_call_with_its_cause(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import time
+
+    port_file = tmp_path / "port"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.mcp_servers.http_flood", str(port_file)],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text()):
+            assert time.monotonic() < deadline and server.poll() is None, "no server"
+            await asyncio.sleep(0.05)
+        url = f"http://127.0.0.1:{port_file.read_text()}/mcp"
+        config = McpServerConfig(url=url, tool_timeout=30)
+        limits = McpLimits(max_message_bytes=1 * MiB)
+        servers, _ = await _started(config, tmp_path, limits)
+        try:
+            assert servers.connections["f"].status == "ready", servers.connections["f"].error
+            text, error = await _call(servers, "mcp__f__big", tmp_path)
+            assert error and "more than the 1,048,576 bytes allowed" in text, text[:300]
+            text, error = await _call(servers, "mcp__f__deep", tmp_path)
+            assert error and "recursion limit" in text, text[:300]
+            assert await _call(servers, "mcp__f__ping", tmp_path) == ("pong", False)
+        finally:
+            await servers.stop()
+    finally:
+        server.kill()
+        server.wait()

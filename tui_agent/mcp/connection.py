@@ -21,10 +21,10 @@ import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from ..tools.spec import ToolOutput
+from .bounded_http import bounded_client
 from .config import McpConfigError, McpServerConfig, expand_variables
 from .limits import REFUSED_CODE, McpLimits
 from .process_group import Spawned, end, recorder
@@ -54,7 +54,8 @@ def _without_traceback(record: logging.LogRecord) -> bool:
     return True
 
 
-logging.getLogger("mcp.client.stdio").addFilter(_without_traceback)
+for _noisy in ("mcp.client.stdio", "mcp.client.streamable_http"):
+    logging.getLogger(_noisy).addFilter(_without_traceback)
 
 
 class McpConnection:
@@ -215,9 +216,10 @@ class McpConnection:
             key: self._expand(value, f"{where} header {key}")
             for key, value in config.headers.items()
         }
-        client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        limit = self.limits.max_message_bytes
+        client = await stack.enter_async_context(bounded_client(headers, limit))
         return await stack.enter_async_context(
-            streamable_http_client(config.url, http_client=client)
+            streamable_http_client(config.url, http_client=client, max_sse_event_size=limit)
         )
 
     def _expand(self, text: str, where: str) -> str:
