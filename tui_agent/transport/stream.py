@@ -47,6 +47,26 @@ class StreamLimits:
 
 
 RawSink = Callable[[float, str, str], None]
+REFUSED_RETRIES = 1  # a refused connection is tried once more, not max_retries times
+
+
+def _refused(exc: BaseException) -> bool:
+    """A connection the other side refused (no server at that address), anywhere in the chain."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _origin(url: str) -> str:
+    """Scheme, host and port of ``url``: never its path or query (a key may be there)."""
+    parsed = httpx.URL(url)
+    port = f":{parsed.port}" if parsed.port is not None else ""
+    return f"{parsed.scheme}://{parsed.host}{port}"
 
 
 def _failed(message: str) -> TurnResult:
@@ -116,10 +136,15 @@ async def stream_turn(
                     # before the status line, as a stale keep-alive connection is): safe to re-send.
                     if answered:
                         raise
-                    refused = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-                    why = "cannot connect" if refused else "connection lost before a response"
+                    connecting = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                    why = "cannot connect" if connecting else "connection lost before a response"
                     message = f"{provider}: {why}: {_plain(exc, secret)}"
-                    if attempt > limits.retry.max_retries:
+                    retries = limits.retry.max_retries
+                    if _refused(exc):  # nothing listens there: one more try, for a server starting
+                        where = _origin(request.url)
+                        message = f"{provider}: nothing answered at {where} (connection refused)"
+                        retries = min(retries, REFUSED_RETRIES)
+                    if attempt > retries:
                         return _failed(message)
                     wait = limits.retry.delay(attempt)
                 if time.monotonic() - started + wait >= limits.turn_deadline_s:
