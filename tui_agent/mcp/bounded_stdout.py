@@ -31,7 +31,9 @@ READ_BYTES = 1 << 20
 _ID = re.compile(
     rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,256}")'
 )
-_ID_LAST = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,256}")\s*\}\s*$')
+_ID_LAST = re.compile(
+    rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,256}")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$'
+)
 _REQUEST = re.compile(rb'"method"\s*:')
 _log = logging.getLogger("tui_agent.mcp")
 
@@ -60,8 +62,9 @@ def too_deep(line: bytes, limit: int) -> bool:
 
 def refusal(head: bytes, tail: bytes, why: str) -> bytes | None:
     """The error answer to put in place of a refused line (its first and last bytes given), or
-    None when the line answers no request of ours (a notification, or a request of the
-    server's). The id is the first key (Python's SDK) or the last (TypeScript's)."""
+        None when the line answers no request of ours (a notification, or a request of the
+        server's). The id is the first key (Python's SDK), or the last (TypeScript's), or the last
+    before "jsonrpc"."""
     found = _ID.match(head) or _ID_LAST.search(tail)
     if found is None or _REQUEST.search(head[:512]):
         return None
