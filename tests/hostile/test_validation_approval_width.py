@@ -17,6 +17,9 @@ import sys
 import pytest
 from rich.cells import cell_len
 
+from tui_agent.ui.widgets.approval_keys import KeyHints
+from tui_agent.ui.widgets.folded_text import FoldedText
+
 from ..approval_prompt_app import screen_lines, screen_text
 from ..fake_provider import ExpectToolResults, FakeProvider
 from ..terminal_width import terminal_cells
@@ -117,3 +120,28 @@ async def test_a_command_padded_with_6000_spaces_shows_its_tail_at_once(env: App
             await armed_prompt(pilot)
             shown = screen_text(app)
             assert f"echo ok⟨6000 spaces⟩{TAIL}" in shown, shown  # no scrolling needed
+
+
+async def test_a_command_longer_than_the_prompt_says_how_many_lines_are_below(
+    env: AppEnv,
+) -> None:
+    command = "\n".join(f"echo step {number:02}" for number in range(1, 61)) + "\n" + TAIL[2:]
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(call_ops(("call_L", "run_command", {"command": command})))
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "run the steps")
+            prompt = await armed_prompt(pilot)
+            view = prompt.query_one("#arguments", FoldedText)
+            keys = prompt.query_one(KeyHints)
+            hidden = view.row_count - view.scrollable_content_region.height
+            assert hidden > 10
+            said = f"{hidden} more lines below — scroll to see them"
+            await wait_for(pilot, lambda: said in screen_text(app), said)
+            key_row = next(line for line in screen_lines(app) if said in line)
+            assert "approve once" in key_row  # on the row with the keys
+            assert keys.region.contains(keys.region.x, screen_lines(app).index(key_row))
+            await pilot.press("pagedown")
+            await wait_for(pilot, lambda: said not in screen_text(app), "the count to change")
+            await pilot.press("end")
+            await wait_for(pilot, lambda: TAIL[2:] in screen_text(app), "the last line")
+            assert "more line" not in screen_text(app)

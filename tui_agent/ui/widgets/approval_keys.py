@@ -82,9 +82,17 @@ def key_pairs(mode: str, *, kept: Rule | None, prefix: bool, rest: bool) -> list
     ]
 
 
+def below_words(count: int) -> str:
+    """What the line of keys says while ``count`` rows of the call are below the visible ones."""
+    if count == 1:
+        return "1 more line below — scroll to see it"
+    return f"{count} more lines below — scroll to see them"
+
+
 class KeyHints(Widget):
     """The line of keys, wrapped between pairs (never inside one); "…" leads it while arming;
-    a note above it says why the keys do not work yet (the prompt waits for a pause in typing)."""
+    a note above it says why the keys do not work yet (the prompt waits for a pause in typing);
+    while rows of the call are below the visible ones, the keys' row starts by saying how many."""
 
     DEFAULT_CSS = """
     KeyHints { height: auto; }
@@ -95,6 +103,7 @@ class KeyHints(Widget):
         self._pairs: list[KeyPair] = []
         self._arming = False
         self._note = ""
+        self._below = 0
         self._message: Text | None = None
 
     def show_keys(self, pairs: list[KeyPair], *, arming: bool, note: str = "") -> None:
@@ -103,6 +112,12 @@ class KeyHints(Widget):
             return
         self._pairs, self._arming, self._note, self._message = pairs, arming, note, None
         self.refresh(layout=True)
+
+    def show_below(self, count: int) -> None:
+        """Say that ``count`` rows of the call are below the visible ones (0: say nothing)."""
+        if count != self._below:
+            self._below = count
+            self.refresh(layout=True)
 
     def show_message(self, message: Text) -> None:
         self._message = message
@@ -124,8 +139,12 @@ class KeyHints(Widget):
         line = Text.assemble((self._note, "bold"), "\n") if self._note else Text()
         line.append("…" if self._arming else "")
         current = 1 if self._arming else 0  # cells on the line being filled
-        for key, label in self._pairs:
-            pair = Text.assemble((f" {key} ", _KEY_STYLE), " ", safe_text(label))
+        items = [Text(below_words(self._below), "bold")] if self._below else []
+        items += [
+            Text.assemble((f" {key} ", _KEY_STYLE), " ", safe_text(label))
+            for key, label in self._pairs
+        ]
+        for pair in items:
             if current and current + 2 + pair.cell_len > width:
                 line.append("\n")
                 current = 0

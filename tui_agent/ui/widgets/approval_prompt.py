@@ -344,8 +344,15 @@ class ApprovalPrompt(Vertical, can_focus=True):
         self.post_message(self.Decided(self, decision))
         self.query(".-editor, #rule").remove()
         self._set_line("#error", "")
-        self.query_one(KeyHints).show_message(describe_decision(decision))
+        hints = self.query_one(KeyHints)
+        hints.show_below(0)
+        hints.show_message(describe_decision(decision))
         self.disabled = True
+
+    def on_folded_text_below(self, event: FoldedText.Below) -> None:
+        event.stop()
+        if self._mode != "decided":
+            self.query_one(KeyHints).show_below(event.count)
 
     def _scroll(self, key: str) -> None:
         view = self.query_one(FoldedText)

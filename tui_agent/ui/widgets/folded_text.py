@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -22,7 +23,22 @@ TAB_SIZE = 8
 
 
 class FoldedText(ScrollView, can_focus=False):
-    """Shows ``text`` folded to the width; scrolls vertically, never clips horizontally."""
+    """Shows ``text`` folded to the width; scrolls vertically, never clips horizontally.
+
+    Posts ``Below`` whenever the count of rows under the visible ones changes.
+    """
+
+    class Below(Message):
+        """``count`` rows of the text are below the visible ones."""
+
+        def __init__(self, view: FoldedText, count: int) -> None:
+            super().__init__()
+            self.view = view
+            self.count = count
+
+        @property
+        def control(self) -> FoldedText:
+            return self.view
 
     DEFAULT_CSS = """
     FoldedText {
@@ -41,12 +57,31 @@ class FoldedText(ScrollView, can_focus=False):
         self._lines: list[Text] = []
         self._rows: list[tuple[int, int, int]] = []  # line index, first and end character
         self._width = 0
+        self._below = 0
         self.update(text or Text())
 
     @property
     def row_count(self) -> int:
         """Rows the text takes at the current width."""
         return len(self._rows)
+
+    @property
+    def rows_below(self) -> int:
+        """Rows of the text under the visible ones (0 once it is scrolled to its end)."""
+        height = self.scrollable_content_region.height
+        if height <= 0 or not self._rows:
+            return 0
+        return max(0, len(self._rows) - round(self.scroll_y) - height)
+
+    def _report_below(self) -> None:
+        below = self.rows_below
+        if below != self._below:
+            self._below = below
+            self.post_message(self.Below(self, below))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._report_below()
 
     def update(self, text: Text) -> None:
         """Show ``text`` instead (its markup, if any, was never parsed: it is a Text)."""
@@ -59,6 +94,7 @@ class FoldedText(ScrollView, can_focus=False):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fold()
+        self._report_below()
 
     def _fold(self) -> None:
         width = self.scrollable_content_region.width
@@ -72,6 +108,7 @@ class FoldedText(ScrollView, can_focus=False):
         ]
         self.virtual_size = Size(width, len(self._rows))
         self.refresh(layout=True)
+        self._report_below()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
