@@ -75,6 +75,18 @@ _WEBSOCKET = """(url) => new Promise((resolve) => {
 })"""
 
 
+def test_keys_typed_before_any_click_reach_the_app(browser: Any, tmp_path: Path) -> None:
+    """The page focuses the terminal itself: no click is needed before typing."""
+    (tmp_path / "ws").mkdir()
+    with Served(tmp_path, "serve", "--workspace", str(tmp_path / "ws")) as served:
+        context, page = _new_page(browser, served)
+        assert page.goto(served.url).status == 200
+        wait_for_screen(page, "offline demo model")
+        page.keyboard.type("typed before any click")
+        wait_for_screen(page, "typed before any click")
+        context.close()
+
+
 def test_the_app_in_a_browser(browser: Any, tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     with Served(tmp_path, "serve", "--workspace", str(tmp_path / "ws")) as served:
