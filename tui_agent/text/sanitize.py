@@ -326,6 +326,14 @@ def _replacement(match: re.Match[str], one_line: bool) -> str | None:
     return escape_char(char) * len(run)
 
 
+def prepare_exact() -> None:
+    """Build the width rule's tables now (about 0.2 s, once): the app does it in a thread at
+    start, so the first card or prompt does not pay for it on the event loop."""
+    _exact_pattern(False)
+    _exact_pattern(True)
+    _astral_unsure()
+
+
 def exact_spans(text: str, *, one_line: bool = False) -> Iterator[tuple[int, int, str]]:
     """Each part of ``text`` an exact surface replaces: (start, end, what is shown instead).
 

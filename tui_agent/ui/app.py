@@ -105,6 +105,9 @@ class TuiAgentApp(SafeApp):
         # Only once the first frame is on screen: the boot imports httpx, pydantic, the
         # providers and the tools, and would otherwise delay it by their whole import time.
         self._boot()
+        from ..text.sanitize import prepare_exact
+
+        self.run_worker(prepare_exact, thread=True, group="exact", exit_on_error=False)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
