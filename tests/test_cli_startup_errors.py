@@ -97,6 +97,31 @@ def test_error_before_work_exits_1_with_one_line(
     line = _last_line(out)
     assert line.startswith("tui-agent: ") and expected in line, line
     assert "Traceback" not in out
+    if config is None:  # found before the screen: the terminal never switched to the app
+        assert "\x1b[?1049h" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "expected"),
+    [
+        (["--profile", "nosuch"], '[profiles.fast]\nprotocol = "anthropic"\n', "fast, demo"),
+        (["--profile", "fast"], "[profiles\nfast", "is not valid TOML"),
+        (["-r", "./nowhere.jsonl"], None, "no session file at ./nowhere.jsonl"),
+    ],
+    ids=["unknown-profile-listed", "not-toml", "no-session-file"],
+)
+def test_more_errors_before_the_screen(
+    tmp_path: Path, args: list[str], config: str | None, expected: str
+) -> None:
+    if config is not None:
+        folder = tmp_path / "config" / "tui-agent"
+        folder.mkdir(parents=True)
+        (folder / "config.toml").write_text(config)
+    code, out = _run_in_terminal(args, tmp_path)
+    assert code == 1, out[-500:]
+    line = _last_line(out)
+    assert line.startswith("tui-agent: ") and expected in line, line
+    assert "\x1b[?1049h" not in out
 
 
 def test_an_unknown_theme_is_an_error_before_the_screen(tmp_path: Path) -> None:

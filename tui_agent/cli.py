@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from .commands.exit_status import EXIT_OK, EXIT_USAGE
@@ -228,15 +229,60 @@ def _run_session_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def _before_the_screen(args: argparse.Namespace) -> str | None:
+    """What can be found wrong without the screen, cheaply (no pydantic, no session package: the
+    first screen must not wait for them): an unknown theme, session or profile, a config.toml
+    that is not TOML. The app finds the rest (and these again) once it runs."""
+    import tomllib
+
+    import platformdirs
+
+    if args.theme is not None and (problem := _unknown_theme(args.theme)) is not None:
+        return problem
+    if args.resume is not None:
+        found = _session_found(args.resume, platformdirs.user_data_dir("tui-agent", False))
+        if found is not None:
+            return found
+    if args.profile is None or args.profile == "demo":
+        return None
+    path = Path(platformdirs.user_config_dir("tui-agent", appauthor=False)) / "config.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data = {}
+    except (OSError, UnicodeDecodeError):
+        return None  # the app says what is wrong with the file
+    except tomllib.TOMLDecodeError as exc:
+        return f"config file {path} is not valid TOML: {exc}"
+    profiles = data.get("profiles")
+    names = sorted(profiles) if isinstance(profiles, dict) else []
+    if args.profile in names:
+        return None
+    return f"no profile named {args.profile!r}; known profiles: {', '.join([*names, 'demo'])}"
+
+
+def _session_found(wanted: str, data_dir: str) -> str | None:
+    """Why ``-r wanted`` names no session file, or None (then the app opens it)."""
+    if "/" in wanted or wanted.endswith(".jsonl"):
+        return None if Path(wanted).expanduser().is_file() else f"no session file at {wanted}"
+    if not wanted.isalnum() or not wanted.isascii():
+        return None  # the store says why it is not an id
+    folder = Path(data_dir) / "sessions"
+    try:
+        matches = list(folder.glob(wanted + "*.jsonl"))
+    except OSError:
+        return None
+    return None if matches else f"no session {wanted!r}"
+
+
 def _unknown_theme(name: str) -> str | None:
     """Why ``--theme name`` cannot be used (before the screen starts), or None."""
-    from .text.sanitize import visible_line
     from .ui.themes import is_theme, theme_names
 
     if is_theme(name):
         return None
     names = theme_names()
-    return visible_line(f"no theme named {name!r} (themes: {', '.join(names)})")
+    return f"no theme named {name!r} (themes: {', '.join(names)})"
 
 
 def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None:
@@ -252,8 +298,11 @@ def _run_app(args: argparse.Namespace) -> int:
 
     install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
 
-    if args.theme is not None and (problem := _unknown_theme(args.theme)) is not None:
-        print(f"tui-agent: {problem}", file=sys.stderr)
+    problem = _before_the_screen(args)
+    if problem is not None:
+        from .text.sanitize import visible_line
+
+        print(f"tui-agent: {visible_line(problem)}", file=sys.stderr)
         return EXIT_USAGE
     options = HostOptions.from_flags(args, resume=args.resume, continue_last=args.continue_last)
     app = TuiAgentApp(options, theme_name=args.theme, debug=args.debug)
