@@ -143,3 +143,20 @@ async def test_a_command_longer_than_the_prompt_says_how_many_lines_are_below(
             await pilot.press("end")
             await wait_for(pilot, lambda: TAIL[2:] in screen_text(app), "the last line")
             assert "more line" not in screen_text(app)
+
+
+async def test_the_list_of_kept_rules_shows_the_tail_of_a_kept_command(env: AppEnv) -> None:
+    command = "echo 'formatting the docs' " + "\u302e" * 200 + ";touch${IFS}HIDDEN-KEPT"
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            call_ops(("call_K", "run_command", {"command": command})), answer(PROTOCOL, "Ok.")
+        )
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "format the docs")
+            await armed_prompt(pilot)
+            await pilot.press("t")  # always allow this exact command
+            await wait_idle_agent(pilot)
+            await pilot.press("f4")
+            await wait_for(pilot, lambda: "approval mode:" in screen_text(app), "the rules")
+            _assert_drawn_as_laid_out(app)
+            assert ";touch${IFS}HIDDEN-KEPT" in screen_text(app), screen_text(app)

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..sanitize import safe_text
+from ..sanitize import exact_text
 
 if TYPE_CHECKING:
     from ...wiring.host import SessionHost
@@ -73,7 +73,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
         if not rules:
             options.add_option(Option(Text("no rules: every call is asked", "dim"), disabled=True))
         for index, rule in enumerate(rules):
-            options.add_option(Option(safe_text(rule.describe()), id=str(index)))
+            options.add_option(Option(exact_text(rule.describe()), id=str(index)))
         if rules:
             options.highlighted = 0
 
