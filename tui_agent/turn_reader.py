@@ -11,8 +11,9 @@ is bounded by the limits, and nothing of it runs or is saved as an assistant tur
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 
-from .providers import decoder_for
+from .providers import decoder_for, output_tokens
 from .stream.assembler import TurnAssembler
 from .stream.events import StreamEvent, StreamFailure
 from .stream.progress import Progress
@@ -37,12 +38,14 @@ class TurnReader:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         max_turn_events: int = DEFAULT_MAX_TURN_EVENTS,
         max_turn_bytes: int = DEFAULT_MAX_TURN_BYTES,
+        output_limit: int | None = None,
     ) -> None:
         self._decoder = decoder_for(protocol)
         self._on_event = on_event
         self._framer = SSEFramer(max_event_bytes)
         self._dropped = False
-        self._assembler = TurnAssembler()
+        # With the request's output limit, a turn whose usage shows it spent is truncated.
+        self._assembler = TurnAssembler(output_limit, partial(output_tokens, protocol))
         self._max_events = max_turn_events
         self._max_bytes = max_turn_bytes
         self.events_seen = 0
@@ -138,9 +141,10 @@ class TurnReader:
         return self._assembler.finish()
 
 
-def assemble(protocol: str, chunks: Iterable[bytes]) -> TurnResult:
-    """Decode a whole response body, given as byte chunks split anywhere, into its turn result."""
-    reader = TurnReader(protocol)
+def assemble(protocol: str, chunks: Iterable[bytes], output_limit: int | None = None) -> TurnResult:
+    """Decode a whole response body, given as byte chunks split anywhere, into its turn result
+    (truncated when the usage shows ``output_limit``, the request's, spent)."""
+    reader = TurnReader(protocol, output_limit=output_limit)
     feed = reader.feed
     for chunk in chunks:
         feed(chunk)

@@ -53,3 +53,10 @@ def tokens_used(protocol: str, usage: Mapping[str, Any] | None) -> int:
     nothing usable or the protocol is unknown (a session file from elsewhere)."""
     spec = PROTOCOLS.get(protocol)
     return spec.usage.tokens(usage) if spec is not None else 0
+
+
+def output_tokens(protocol: str, usage: Mapping[str, Any] | None) -> int:
+    """The output tokens one turn's usage reports, read as ``protocol`` reports them (the
+    counts its output limit bounds); 0 when it says nothing usable or the protocol is unknown."""
+    spec = PROTOCOLS.get(protocol)
+    return spec.usage.output_tokens(usage) if spec is not None else 0

@@ -39,6 +39,7 @@ class ProviderRequest:
     url: str
     headers: dict[str, str] = field(repr=False)
     body: dict[str, Any]
+    output_limit: int | None = None  # the output budget the body asks for, in tokens
 
     def content(self) -> bytes:
         return json.dumps(self.body, ensure_ascii=False).encode("utf-8", "surrogatepass")

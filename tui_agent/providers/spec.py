@@ -33,10 +33,12 @@ RequestBuilder = Callable[
 @dataclass(frozen=True)
 class UsageKeys:
     """Where a protocol's usage (merged over the turn) holds its token counts: the first of
-    ``totals`` with a positive count, else the sum of ``parts``."""
+    ``totals`` with a positive count, else the sum of ``parts``. ``output`` are the counts the
+    request's output limit bounds (summed): the output budget is spent when they reach it."""
 
     totals: tuple[str, ...]
     parts: tuple[str, ...]
+    output: tuple[str, ...] = ()
 
     def tokens(self, usage: Mapping[str, Any] | None) -> int:
         """The tokens one turn's usage accounts for (0 when it says nothing usable)."""
@@ -46,6 +48,12 @@ class UsageKeys:
             if found := _count(usage.get(key)):
                 return found
         return sum(_count(usage.get(key)) for key in self.parts)
+
+    def output_tokens(self, usage: Mapping[str, Any] | None) -> int:
+        """The output tokens one turn's usage reports (0 when it says nothing usable)."""
+        if not usage:
+            return 0
+        return sum(_count(usage.get(key)) for key in self.output)
 
 
 def _count(value: Any) -> int:

@@ -8,7 +8,7 @@ inside a complete ``Turn`` returned by ``finish()``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from .events import (
@@ -74,7 +74,16 @@ class TurnAssembler:
     ToolArgumentsReceived per call that grew since it was last asked (once per network read).
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        output_limit: int | None = None,
+        output_tokens: Callable[[Mapping[str, Any] | None], int] | None = None,
+    ) -> None:
+        # The request's output budget and how this protocol's usage counts output: a turn that
+        # spent the budget was cut by it, whatever status the server sent (llama.cpp's
+        # Responses endpoint says "completed" for a response cut by max_output_tokens).
+        self._output_limit = output_limit
+        self._output_tokens = output_tokens
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._calls: dict[Hashable, _CallBuffer] = {}
@@ -245,7 +254,19 @@ class TurnAssembler:
             reason = classify(end.stop_reason)
         if reason is None and self._failed:
             reason = "error"
+        if reason is None and self._budget_spent():
+            reason = "length"
         return reason
+
+    def _budget_spent(self) -> bool:
+        """The usage shows the output budget spent while the turn has something in it (a call,
+        text or reasoning): it was cut by the limit, as a ``length`` stop says."""
+        limit, count = self._output_limit, self._output_tokens
+        if limit is None or count is None or limit <= 0:
+            return False
+        if not (self._calls or self._text or self._reasoning):
+            return False
+        return count(self._usage) >= limit
 
     def finish(self) -> TurnResult:
         """The one result of this turn: complete only if the terminal event ended it normally."""

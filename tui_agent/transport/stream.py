@@ -120,7 +120,14 @@ async def stream_turn(
                         if response.status_code == 200:
                             reading = _Reading(provider, secret, content_type, limits)
                             return await _read_stream(
-                                response, protocol, started, on_progress, record, readers, reading
+                                response,
+                                protocol,
+                                started,
+                                on_progress,
+                                record,
+                                readers,
+                                reading,
+                                request.output_limit,
                             )
                         body = await _read_error_body(response)
                         message = describe_http_error(provider, response.status_code, body, secret)
@@ -171,6 +178,7 @@ async def _read_stream(
     record: RawSink,
     readers: list[TurnReader],
     reading: _Reading,
+    output_limit: int | None,
 ) -> TurnResult:
     reader = TurnReader(
         protocol,
@@ -178,6 +186,7 @@ async def _read_stream(
         reading.limits.max_event_bytes,
         reading.limits.max_turn_events,
         reading.limits.max_turn_bytes,
+        output_limit,
     )
     readers.append(reader)
     head = b""  # the body's start while no event came, to name what came instead

@@ -21,6 +21,7 @@ PROTOCOL = ProtocolSpec(
             "cache_read_input_tokens",
             "output_tokens",
         ),
+        output=("output_tokens",),
     ),
 )
 

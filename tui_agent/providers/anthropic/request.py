@@ -139,4 +139,5 @@ def build_request(
     }
     if settings.api_key:
         headers["x-api-key"] = settings.api_key
-    return ProviderRequest(f"{settings.base_url}/v1/messages", headers, body)
+    url = f"{settings.base_url}/v1/messages"
+    return ProviderRequest(url, headers, body, output_limit=settings.max_tokens)

@@ -21,6 +21,7 @@ PROTOCOL = ProtocolSpec(
             "thoughtsTokenCount",
             "toolUsePromptTokenCount",
         ),
+        output=("candidatesTokenCount", "thoughtsTokenCount"),
     ),
 )
 

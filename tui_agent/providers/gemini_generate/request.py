@@ -115,4 +115,4 @@ def build_request(
     if settings.api_key:
         headers["x-goog-api-key"] = settings.api_key
     url = f"{settings.base_url}/v1beta/models/{settings.model}:streamGenerateContent?alt=sse"
-    return ProviderRequest(url, headers, body)
+    return ProviderRequest(url, headers, body, output_limit=settings.max_tokens)

@@ -20,6 +20,7 @@ PROTOCOL = ProtocolSpec(
             "total_thought_tokens",
             "total_tool_use_tokens",
         ),
+        output=("total_output_tokens", "total_thought_tokens"),
     ),
 )
 

@@ -124,4 +124,5 @@ def build_request(
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
     if settings.api_key:
         headers["x-goog-api-key"] = settings.api_key
-    return ProviderRequest(f"{settings.base_url}/v1beta/interactions", headers, body)
+    url = f"{settings.base_url}/v1beta/interactions"
+    return ProviderRequest(url, headers, body, output_limit=settings.max_tokens)

@@ -15,6 +15,7 @@ PROTOCOL = ProtocolSpec(
     usage=UsageKeys(
         totals=("total_tokens",),
         parts=("prompt_tokens", "completion_tokens"),
+        output=("completion_tokens",),
     ),
 )
 

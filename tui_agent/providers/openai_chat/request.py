@@ -64,4 +64,5 @@ def build_request(
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
     if settings.api_key:
         headers["authorization"] = f"Bearer {settings.api_key}"
-    return ProviderRequest(f"{settings.base_url}/chat/completions", headers, body)
+    url = f"{settings.base_url}/chat/completions"
+    return ProviderRequest(url, headers, body, output_limit=settings.max_tokens)

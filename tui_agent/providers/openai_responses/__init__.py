@@ -15,6 +15,7 @@ PROTOCOL = ProtocolSpec(
     usage=UsageKeys(
         totals=("total_tokens",),
         parts=("input_tokens", "output_tokens"),
+        output=("output_tokens",),
     ),
 )
 
