@@ -80,18 +80,35 @@ BOGUS: dict[str, tuple[str, str, Any]] = {
 }
 
 
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @pytest.mark.parametrize("case", BOGUS)
-async def test_a_window_no_model_has_is_ignored_with_a_log_line(
-    case: str, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_window_no_model_has_is_ignored_with_a_log_line(case: str) -> None:
     protocol, path, answer = BOGUS[case]
-    caplog.set_level(logging.WARNING, logger="tui_agent")
-    async with httpx.AsyncClient() as client:
-        with FakeProvider(protocol) as server:
-            server.info[path] = answer
-            found = await ask_window(client, protocol, server.base_url, "m", "k")
+    # On the app's logger itself (not caplog's root handler): an app started earlier in this
+    # process, by another test, may have stopped it propagating to the root logger.
+    logger = logging.getLogger("tui_agent")
+    kept = _Kept()
+    logger.addHandler(kept)
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        async with httpx.AsyncClient() as client:
+            with FakeProvider(protocol) as server:
+                server.info[path] = answer
+                found = await ask_window(client, protocol, server.base_url, "m", "k")
+    finally:
+        logger.removeHandler(kept)
+        logger.setLevel(level)
     assert found is None
-    lines = [record.getMessage() for record in caplog.records]
+    lines = [record.getMessage() for record in kept.records]
     (line,) = [each for each in lines if "ignored the context window" in each]
     assert f"from {MIN_WINDOW} to {MAX_WINDOW}" in line
     assert len(line) < 300  # never the whole 4,200-digit number
