@@ -354,3 +354,12 @@ async def test_notes_show_why_a_diff_is_missing(workspace: Path) -> None:
         notes = app.query_one("#notes", Static)
         assert not notes.has_class("-empty")
         assert "the old text occurs 3 times in notes.txt" in screen_text(app)
+
+
+async def test_a_long_tool_name_and_its_risk_wrap_never_cut(workspace: Path) -> None:
+    name = "mcp__someserver__" + "a_very_long_tool_name_" * 3 + "TAILNAME"
+    app = PromptApp(make_request(name, {"x": 1}), workspace)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await wait_until_armed(pilot, app.prompt)
+        shown = "".join(screen_rows(app))
+    assert "call 1 of 1" in shown and f"{name}  execute" in shown

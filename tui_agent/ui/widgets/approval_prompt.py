@@ -26,9 +26,10 @@ from typing import Literal
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
-from textual.widgets import Input, Label, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from ...approval.approver import ApprovalRequest
 from ...approval.decision import Decision, approve, cancel, deny, edit
@@ -67,12 +68,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
     }
     ApprovalPrompt:focus-within { border: round $warning; }
     ApprovalPrompt:disabled { border: round $panel; }
-    ApprovalPrompt #title { height: 1; }
-    ApprovalPrompt #title Label { margin-right: 2; }
-    ApprovalPrompt #tool { text-style: bold; }
-    ApprovalPrompt .risk { text-style: bold; color: $error; }
-    ApprovalPrompt .risk-read { color: $success; }
-    ApprovalPrompt .risk-write { color: $warning; }
+    ApprovalPrompt #title { height: auto; }
     ApprovalPrompt #heading { color: $text-muted; }
     ApprovalPrompt #arguments { height: auto; max-height: 40vh; background: $boost; }
     ApprovalPrompt #notes { color: $warning; }
@@ -148,11 +144,7 @@ class ApprovalPrompt(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         request = self.request
-        with Horizontal(id="title"):
-            yield Label(Text(f"call {request.position} of {request.total}"), id="position")
-            yield Label(exact_text(request.tool_name, one_line=True), id="tool")
-            risk = exact_text(request.risk, one_line=True)
-            yield Label(risk, id="risk", classes=f"risk risk-{_css_name(request.risk)}")
+        yield Static(_title(request), id="title")  # wraps: a long tool name is never cut
         yield SandboxLine(request, id="sandbox")
         yield Static(Text("arguments"), id="heading")
         yield FoldedText(Text("preparing the preview…"), id="arguments")
@@ -386,5 +378,13 @@ class ApprovalPrompt(Vertical, can_focus=True):
         hints.first().show_keys(pairs, arming=not armed, note=note)
 
 
-def _css_name(risk: str) -> str:
-    return "".join(char if char.isalnum() else "-" for char in risk.lower()) or "unknown"
+_RISK_COLOURS = {"read": "$success", "write": "$warning"}
+
+
+def _title(request: ApprovalRequest) -> Content:
+    """ "call 1 of 3  run_command  execute": the tool bold, the risk bold in its colour."""
+    tool = Content.from_rich_text(exact_text(request.tool_name, "bold", one_line=True))
+    risk = Content.from_rich_text(exact_text(request.risk, one_line=True))
+    colour = _RISK_COLOURS.get(request.risk.lower(), "$error")
+    position = f"call {request.position} of {request.total}  "
+    return Content.assemble(position, tool, "  ", risk.stylize(f"bold {colour}"))
