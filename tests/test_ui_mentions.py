@@ -5,6 +5,7 @@ of the workspace are refused; a chip opens and can be removed; a resumed session
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -201,3 +202,20 @@ async def test_chip_opens_and_is_removed(env: AppEnv) -> None:
             sent = server.requests[0].body.decode()
             assert "MARKER-MAIN-41" in sent and "UTIL-MARKER-77" not in sent
         server.assert_all_consumed()
+
+
+async def test_a_new_mention_lists_a_file_made_since_the_last_one(env: AppEnv) -> None:
+    """The @ list was stale on its first query after a file was created (for up to 10 s, and
+    until the next key): a new mention rebuilds it and the list follows by itself."""
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            assert "fresh.txt" not in await _mention(pilot, "")
+            box = app.query_one(PromptInput)
+            box.clear()
+            await pilot.pause()
+            (env.workspace / "fresh.txt").write_text("new\n")
+            await asyncio.sleep(1.1)  # the list is older than a new mention accepts
+            await _type(pilot, "@fre")
+            await wait_for(
+                pilot, lambda: "fresh.txt" in " ".join(_labels(app)), "the new file", 5.0
+            )

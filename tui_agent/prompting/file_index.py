@@ -222,6 +222,7 @@ class FileIndex:
         self._lock = threading.Lock()
         self._building: threading.Thread | None = None
         self.ready = threading.Event()
+        self.generation = 0  # how many builds finished: a new one means a fresher list
 
     def refresh(self) -> None:
         """Start a rebuild unless one runs already."""
@@ -238,7 +239,12 @@ class FileIndex:
             search = PathSearch([])
         self._search = search
         self._built_at = time.monotonic()
+        self.generation += 1
         self.ready.set()
+
+    def age(self) -> float | None:
+        """Seconds since the list was last built (None: never)."""
+        return None if self._built_at is None else time.monotonic() - self._built_at
 
     def search(self, query: str, limit: int = 50) -> list[str]:
         built = self._built_at

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .app import TuiAgentApp
 
 LIMIT = 50
+FRESH_S = 1.0  # a new mention rebuilds a file list older than this
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,26 @@ class Mentions:
         if not index.ready.is_set():
             self.app.set_timer(0.1, self.app.prompt_tools.refresh)
             return []
+        if not query and (index.age() or 0.0) > FRESH_S:
+            # A new mention: files made since the last build (by a tool, by you) belong in it.
+            # The list shows what is known now and follows as soon as the rebuild is done.
+            index.refresh()
+            self._follow(index, index.generation)
         return [
             MentionSuggestion(f"@{path} ", path, "", start, end, path)
             for path in index.search(query, LIMIT)
         ]
+
+    def _follow(self, index: FileIndex, seen: int, tries: int = 50) -> None:
+        """Show the suggestions again once ``index`` finished a build after ``seen``."""
+
+        def check() -> None:
+            if index.generation != seen:
+                self.app.prompt_tools.refresh()
+            elif tries > 0:
+                self._follow(index, seen, tries - 1)
+
+        self.app.set_timer(0.1, check)
 
     def take(self, chosen: MentionSuggestion) -> str:
         """Attach the chosen file; the text that replaces the ``@query``."""
