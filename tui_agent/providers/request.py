@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..conversation import AssistantMessage, Message
-from ..stream.jsonparse import loads, loads_exact
+from ..stream.jsonparse import is_json_object, loads, loads_exact
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,16 @@ def arguments_object(arguments: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def wire_arguments(arguments: str) -> str:
+    """A call's arguments as they go back in a request that sends them as text: unchanged when
+    they are one JSON object, else ``{}``. A call the model sent with arguments that never parsed
+    (cut mid-string, not JSON at all) must not poison the history: servers that re-parse earlier
+    calls (llama.cpp renders them through its chat template) refuse the whole request (HTTP 500)
+    for every later turn. What the model sent stays in the session record and in the error the
+    tool result carries."""
+    return arguments if is_json_object(arguments) else "{}"
 
 
 def sse_payloads(raw: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:

@@ -54,6 +54,19 @@ def is_json(text: str) -> bool:
     return True
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def is_json_object(text: str) -> bool:
+    """True when ``text`` is one JSON object any JSON parser takes (no NaN or Infinity)."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict)
+
+
 def dumps_compact(value: Any) -> str:
     """The one serialization for arguments a provider sent as an object: exactly
     ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, made by orjson when the

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from tui_agent.stream.jsonparse import is_json_object
 from tui_agent.stream.turn import ToolCall
 
 from .arguments import InvalidArguments, arguments_digest, canonical_json, parse_arguments
@@ -59,7 +60,11 @@ def validate_call(
     try:
         arguments = parse_arguments(call.arguments)
     except InvalidArguments as exc:
-        return InvalidCall(call, _limited(f"invalid arguments for {spec.name}: {exc}"))
+        # The text the model sent goes with the error: the request sends such a call back with
+        # {} as its arguments (a server may refuse to parse them), so this is where it stays.
+        unparseable = call.arguments and not is_json_object(call.arguments)
+        sent = f"; the arguments sent were: {call.arguments}" if unparseable else ""
+        return InvalidCall(call, _limited(f"invalid arguments for {spec.name}: {exc}{sent}"))
     try:
         args = spec.args_model.model_validate(arguments, strict=True)
     except ValidationError as exc:

@@ -6,11 +6,29 @@ import datetime
 import email.utils
 import math
 import random
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
+
+# What a server error says when the request itself is what it cannot take (llama.cpp answers
+# HTTP 500 "Failed to parse tool call arguments as JSON" for a history it cannot render): the
+# same bytes would fail the same way, so such an answer is not retried.
+_UNPARSEABLE_REQUEST = re.compile(
+    rb"fail(?:ed)? to parse|(?:cannot|could not|unable to) parse|parse[_ ]error"
+    rb"|invalid json|malformed (?:json|request)",
+    re.IGNORECASE,
+)
+
+
+def is_retryable(status: int, body: bytes) -> bool:
+    """Whether an error answer may be worth sending again: a retryable status whose body does
+    not say the request itself cannot be parsed."""
+    if status not in RETRYABLE_STATUS:
+        return False
+    return not (status >= 500 and _UNPARSEABLE_REQUEST.search(body))
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from ..stream.sse import DEFAULT_MAX_EVENT_BYTES
 from ..stream.turn import TruncatedTurn, TurnResult
 from ..turn_reader import DEFAULT_MAX_TURN_BYTES, DEFAULT_MAX_TURN_EVENTS, TurnReader
 from .errors import describe_http_error
-from .retry import RETRYABLE_STATUS, RetryPolicy
+from .retry import RETRYABLE_STATUS, RetryPolicy, is_retryable
 
 _ERROR_BODY_LIMIT = 64 * 1024
 # Raised by httpx before a response's status line arrived (never while a body is read).
@@ -131,10 +131,11 @@ async def stream_turn(
                             )
                         body = await _read_error_body(response)
                         message = describe_http_error(provider, response.status_code, body, secret)
-                        if (
-                            response.status_code not in RETRYABLE_STATUS
-                            or attempt > limits.retry.max_retries
-                        ):
+                        if not is_retryable(response.status_code, body):
+                            if response.status_code in RETRYABLE_STATUS:
+                                message += " (not retried: the server cannot parse this request)"
+                            return _failed(message)
+                        if attempt > limits.retry.max_retries:
                             return _failed(message)
                         wait = limits.retry.delay(attempt, response.headers)
                         why = f"HTTP {response.status_code}"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
-from ..request import ProviderRequest, RequestSettings, ToolSchema
+from ..request import ProviderRequest, RequestSettings, ToolSchema, wire_arguments
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
@@ -17,7 +17,7 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
+                "function": {"name": call.name, "arguments": wire_arguments(call.arguments)},
             }
             for call in message.tool_calls
         ]

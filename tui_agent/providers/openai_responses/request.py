@@ -15,6 +15,7 @@ from ..request import (
     rebuilt_from_stream,
     sse_payloads,
     stateful_tail,
+    wire_arguments,
 )
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
@@ -25,7 +26,7 @@ def output_items(message: AssistantMessage) -> list[dict[str, Any]]:
     if message.protocol == "openai-responses" and message.raw:
         items = rebuilt_from_stream(_items_from_stream, message)
         if items:
-            return items
+            return [_parseable(item) for item in items]
     items = []
     if message.text:
         items.append(
@@ -41,10 +42,19 @@ def output_items(message: AssistantMessage) -> list[dict[str, Any]]:
                 "type": "function_call",
                 "call_id": call.id,
                 "name": call.name,
-                "arguments": call.arguments,
+                "arguments": wire_arguments(call.arguments),
             }
         )
     return items
+
+
+def _parseable(item: dict[str, Any]) -> dict[str, Any]:
+    """A function call item whose arguments never parsed goes back with ``{}`` instead."""
+    arguments = item.get("arguments")
+    if item.get("type") != "function_call" or not isinstance(arguments, str):
+        return item
+    sent = wire_arguments(arguments)
+    return item if sent is arguments else {**item, "arguments": sent}
 
 
 def _items_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
