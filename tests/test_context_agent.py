@@ -122,7 +122,8 @@ async def test_kept_calls_keep_their_results(protocol: str, tmp_path: Path) -> N
     settings = {**WINDOW, "compact_at": 0.5}
     async with agent_over(protocol, tmp_path, *steps, settings=settings, **_approve_all()) as h:
         (h.workspace / "notes.txt").write_text("ship on friday\n")
-        await h.send("first: read notes.txt")
+        # Long enough that summarizing it saves a real share (a shorter one is not applied).
+        await h.send("first: read notes.txt. " + "Some background for it. " * 40)
         events = await h.send("second")
         h.server.assert_all_consumed()
         (done,) = of_type(events, Compacted)
@@ -231,3 +232,45 @@ def test_the_demo_model_writes_a_summary() -> None:
     assert isinstance(merged, UserMessage)
     after = respond({"messages": [{"role": "user", "content": merged.text}]})
     assert not after.calls and "demo" in after.text.lower()
+
+
+async def test_a_compaction_that_saves_no_real_share_is_not_applied(tmp_path: Path) -> None:
+    """/compact on a short conversation: the summary is longer than what it replaces, so the
+    conversation stays as it was (no record), and the person is told why."""
+    protocol = "openai-chat"
+    long_summary = "SUMMARY: " + "a very detailed account of everything so far. " * 40
+    steps = [
+        text_reply(protocol, "Hi.", 100),
+        text_reply(protocol, "Sure.", 120),
+        text_reply(protocol, long_summary, 300),
+    ]
+    async with agent_over(
+        protocol, tmp_path, *steps, settings={"max_retries": 0}, require_tools=False
+    ) as h:
+        await h.send("hello")
+        await h.send("and again")
+        before = list(h.agent.messages)
+        events = await _collect(h.agent.compact())
+        h.server.assert_all_consumed()
+        (failed,) = of_type(events, CompactionFailed)
+        assert "not applied" in failed.message and "less than 10%" in failed.message
+        assert of_type(events, Compacted) == []
+        assert h.agent.messages == before
+        assert not [r for r in h.records() if isinstance(r, CompactionRecord)]
+
+
+async def test_a_manual_compact_summarizes_at_least_half(tmp_path: Path) -> None:
+    """With a window so large that everything would fit what is kept, /compact still
+    summarizes at least half of the conversation (by estimate), never just its first message."""
+    protocol = "openai-chat"
+    words = "Some detail of this exchange that takes room. " * 20
+    answers = [text_reply(protocol, f"Answer {n}. {words}", 100 * n) for n in range(1, 9)]
+    steps = [*answers, text_reply(protocol, "SUMMARY: short.", 50)]
+    settings = {"context_window": 1_000_000, "max_retries": 0}
+    async with agent_over(protocol, tmp_path, *steps, settings=settings, require_tools=False) as h:
+        for n in range(1, 9):
+            await h.send(f"question {n}: {words}")
+        total = len(h.agent.messages)
+        events = await _collect(h.agent.compact())
+        (done,) = of_type(events, Compacted)
+        assert done.replaced >= total // 2, (done.replaced, total)

@@ -26,7 +26,7 @@ from ..context.events import (
     ContextUpdate,
 )
 from ..context.planner import plan_compaction
-from ..context.summary import compaction_request_text, detached
+from ..context.summary import compacted_view, compaction_request_text, detached
 from ..conversation import UserMessage
 from ..providers import request_builder
 from ..session.records import CompactionRecord
@@ -39,6 +39,12 @@ if TYPE_CHECKING:
     from .loop import Agent
 
 NOTHING_TO_COMPACT = "nothing to compact yet: the conversation is only its most recent messages"
+# A manual /compact keeps at most this share of the conversation verbatim, so it summarizes
+# enough to matter even when the window is large (an automatic one keeps what fits keep_share).
+MANUAL_KEEP_SHARE = 0.5
+# A summary that leaves the conversation at more than this share of what it was is not applied:
+# it would cost a request and lose detail for nothing.
+MIN_SAVING = 0.1
 
 
 async def compact(
@@ -48,7 +54,10 @@ async def compact(
     ContextUpdate, or CompactionFailed. An automatic one with nothing to do says nothing."""
     keeper = agent.context
     before = agent.context_used()
-    plan = plan_compaction(agent.messages, keeper.keep_tokens())
+    keep = keeper.keep_tokens()
+    if reason != "auto":
+        keep = min(keep, int(estimate_messages(agent.messages) * MANUAL_KEEP_SHARE))
+    plan = plan_compaction(agent.messages, keep)
     if plan is None:
         if reason != "auto":
             yield CompactionFailed(reason, NOTHING_TO_COMPACT)
@@ -77,6 +86,14 @@ async def compact(
     at = keeper.replaced + len(agent.messages)
     old_view = estimate_messages(keeper.view(agent.messages))
     kept = detached(agent.messages[plan.cut :])
+    saved = old_view - estimate_messages(compacted_view(summary, kept))
+    if saved < old_view * MIN_SAVING:
+        yield CompactionFailed(
+            reason,
+            f"not applied: the summary would save {max(saved, 0):,} of {old_view:,} tokens "
+            f"(less than {MIN_SAVING:.0%}); the conversation is as it was",
+        )
+        return
     agent.messages = kept
     keeper.summary = summary
     keeper.replaced += plan.cut
