@@ -16,7 +16,10 @@ import sys
 
 import pytest
 from rich.cells import cell_len
+from textual.containers import VerticalScroll
+from textual.widgets import TextArea
 
+from tui_agent.ui.screens.confirm_edit import ConfirmEdit
 from tui_agent.ui.widgets.approval_keys import KeyHints
 from tui_agent.ui.widgets.folded_text import FoldedText
 
@@ -160,3 +163,27 @@ async def test_the_list_of_kept_rules_shows_the_tail_of_a_kept_command(env: AppE
             await wait_for(pilot, lambda: "approval mode:" in screen_text(app), "the rules")
             _assert_drawn_as_laid_out(app)
             assert ";touch${IFS}HIDDEN-KEPT" in screen_text(app), screen_text(app)
+
+
+async def test_the_edits_diff_says_how_many_lines_are_below(env: AppEnv) -> None:
+    edited = {"command": "ls", **{f"note{number:02}": "x" for number in range(60)}, "tail": TAIL}
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(call_ops(("call_D", "run_command", {"command": "ls"})))
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "list")
+            await armed_prompt(pilot)
+            await pilot.press("e")
+            await wait_for(pilot, lambda: app.query("#editor"), "the editor")
+            app.query_one("#editor", TextArea).text = json.dumps(edited)
+            await pilot.pause(0.5)  # the editor arms
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmEdit), "the diff")
+            view = app.screen.query_one("#diff", VerticalScroll)
+            await wait_for(pilot, lambda: view.max_scroll_y > 10, "the diff's layout")
+            said = f"{round(view.max_scroll_y)} more lines below — scroll to see them"
+            await wait_for(pilot, lambda: said in screen_text(app), said)
+            key_row = next(line for line in screen_lines(app) if said in line)
+            assert "y run it" in key_row  # on the row with the keys
+            await pilot.press("end")
+            await wait_for(pilot, lambda: "more line" not in screen_text(app), "the end")
+            assert TAIL in screen_text(app)

@@ -23,6 +23,7 @@ from textual.widgets import Static
 from ..call_preview import diff_text
 from ..edited_arguments import review_diff
 from ..sanitize import exact_text
+from ..widgets.approval_keys import below_words
 from .key_guard import ArmedYesNo
 
 HEADING = "Run the call with your edited arguments? What changed (- the model's, + yours):"
@@ -57,6 +58,12 @@ class ConfirmEdit(ArmedYesNo):
         view = self.query_one("#diff", VerticalScroll)
         getattr(view, "scroll_" + key.replace("page", "page_"))(animate=False)
         return True
+
+    def keys_note(self) -> str:
+        views = self.query("#diff").results(VerticalScroll)
+        view = next(views, None)
+        below = round(view.max_scroll_y - view.scroll_y) if view is not None else 0
+        return below_words(below) if below > 0 else ""
 
     def action_back(self) -> None:
         self.dismiss(False)

@@ -175,11 +175,16 @@ class ArmedYesNo(ModalScreen[bool]):
         armed = self.armed
         self.set_class(armed, "-armed")
         keys = self.keys if armed else self.keys + " (arming…)"
-        self.query_one("#keys", Static).update(Text(keys))
+        note = self.keys_note()
+        self.query_one("#keys", Static).update(Text(f"{note} · {keys}" if note else keys))
 
     def free_key(self, key: str) -> bool:
         """Handle ``key`` armed or not, saying whether it was handled (none here)."""
         return False
+
+    def keys_note(self) -> str:
+        """What the keys line says before the keys (the edit dialog: how many lines are below)."""
+        return ""
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape":
