@@ -161,3 +161,46 @@ async def test_a_server_gets_no_key_and_no_path_into_the_workspace(
     assert seen["PYTHONSAFEPATH"] == "1"
     entries = seen["PATH"].split(os.pathsep)
     assert entries and all(os.path.isabs(e) and not e.startswith(str(workspace)) for e in entries)
+
+
+async def test_a_workspace_file_cannot_give_its_server_a_workspace_file_to_run(
+    tmp_path: Path,
+) -> None:
+    """`python /ws/server.py` from a .mcp.json: trust covers the JSON, not server.py, which a
+    sandboxed command can rewrite before the next (unconfined) start. Refused, whatever the
+    argument's form; arguments outside the workspace still start."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    marker = tmp_path / "planted-ran"
+    (workspace / "server.py").write_text(PLANTED.format(marker=str(marker)))
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    servers_json = {
+        "mcpServers": {
+            "script": {"command": sys.executable, "args": [str(workspace / "server.py")]},
+            "later": {"command": sys.executable, "args": [str(workspace / "not-yet.py")]},
+            "option": {
+                "command": sys.executable,
+                "args": ["-m", "mcp_server_time", f"--config={workspace / 'c.toml'}"],
+            },
+            "plain": {
+                "command": sys.executable,
+                "args": ["-m", "mcp_server_time", f"--data={outside}"],
+            },
+        }
+    }
+    (workspace / ".mcp.json").write_text(json.dumps(servers_json))
+    declared = read_workspace_servers(workspace)
+    assert declared is not None
+    servers = McpServers(declared.servers, workspace)
+    servers.start()
+    try:
+        await servers.wait_ready()
+        status = {c.name: (c.status, c.error or "") for c in servers.connections.values()}
+    finally:
+        await servers.stop()
+    assert not marker.exists(), "the workspace's server.py ran"
+    for name in ("script", "later", "option"):
+        assert status[name][0] == "failed", (name, status[name])
+        assert "inside the workspace" in status[name][1], (name, status[name])
+    assert status["plain"][0] != "failed" or "inside the workspace" not in status["plain"][1]

@@ -31,6 +31,7 @@ from .process_group import Spawned, end, recorder
 from .results import result_output
 from .start import (
     base_environment,
+    check_workspace_args,
     check_workspace_command,
     check_workspace_env,
     start_folder,
@@ -197,6 +198,8 @@ class McpConnection:
             cwd = start_folder(
                 config.cwd, self.workspace, from_workspace=config.from_workspace, where=where
             )
+            if config.from_workspace:
+                check_workspace_args(config.args, cwd, self.workspace, where)
             stderr = StderrLog(self.name, on_closed=self._on_exit)
             self._stderr = stderr
             stack.callback(stderr.close_writer)

@@ -20,7 +20,7 @@ the server's own ``env``: never the app's whole environment, so no provider key.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..session.paths import config_dir
@@ -110,6 +110,27 @@ def check_workspace_command(command: str, workspace: Path, where: str) -> None:
             f"{where}: command {command!r} is inside the workspace, where the agent can write; "
             "declare the server in config.toml to run it"
         )
+
+
+def check_workspace_args(args: Sequence[str], start: Path, workspace: Path, where: str) -> None:
+    """McpConfigError when a workspace file's server is given a file or folder inside the
+    workspace as an argument (``python server.py``, ``node dist/index.js``, ``--config=x``):
+    the server runs unconfined, and the agent can rewrite what it reads. Trust covers the
+    ``.mcp.json`` itself, never the files it names."""
+    root = _workspace(workspace)
+    for arg in args:
+        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        if not value or value.startswith("-"):
+            continue
+        if "\0" in value:
+            continue  # no such path: the server's own business
+        candidate = Path(value).expanduser()
+        named = candidate if candidate.is_absolute() else start / candidate
+        if _inside(named, root):  # existing or not: the agent could make it before a start
+            raise McpConfigError(
+                f"{where}: argument {arg!r} names {named}, inside the workspace, where the agent "
+                "can write; declare the server in config.toml to run it"
+            )
 
 
 def clean_path(value: str, workspace: Path) -> str:
