@@ -111,6 +111,11 @@ def build_request(
             }
         ]
     body.update(settings.options)
+    config = body.get("generationConfig")
+    body["generationConfig"] = {
+        "maxOutputTokens": settings.max_tokens,
+        **(config if isinstance(config, dict) else {}),
+    }
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
     if settings.api_key:
         headers["x-goog-api-key"] = settings.api_key

@@ -121,6 +121,11 @@ def build_request(
             for t in tools
         ]
     body.update(settings.options)
+    config = body.get("generation_config")
+    body["generation_config"] = {
+        "max_output_tokens": settings.max_tokens,
+        **(config if isinstance(config, dict) else {}),
+    }
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
     if settings.api_key:
         headers["x-goog-api-key"] = settings.api_key

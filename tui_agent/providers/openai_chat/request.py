@@ -8,6 +8,18 @@ from typing import Any
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
 from ..request import ProviderRequest, RequestSettings, ToolSchema, wire_arguments
 
+# OpenAI's own API takes the output budget as max_completion_tokens (max_tokens is deprecated
+# there and refused by its reasoning models); the servers that speak the protocol (llama.cpp,
+# vLLM, Ollama, LM Studio...) all read max_tokens, and not all of them the newer name.
+_OFFICIAL_HOST = "https://api.openai.com/"
+_BUDGET_KEYS = ("max_tokens", "max_completion_tokens")
+
+
+def budget_field(base_url: str) -> str:
+    """The field the output budget goes in for the server at ``base_url``."""
+    official = (base_url.rstrip("/") + "/").startswith(_OFFICIAL_HOST)
+    return "max_completion_tokens" if official else "max_tokens"
+
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "assistant", "content": message.text or None}
@@ -48,6 +60,8 @@ def build_request(
         "stream": True,
         "stream_options": {"include_usage": True},
     }
+    if not any(key in settings.options for key in _BUDGET_KEYS):  # the profile's own wins
+        body[budget_field(settings.base_url)] = settings.max_tokens
     if tools:
         body["tools"] = [
             {

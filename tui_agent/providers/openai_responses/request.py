@@ -89,7 +89,11 @@ def _input_item(message: Message) -> list[dict[str, Any]]:
 def build_request(
     messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
 ) -> ProviderRequest:
-    body: dict[str, Any] = {"model": settings.model, "stream": True}
+    body: dict[str, Any] = {
+        "model": settings.model,
+        "stream": True,
+        "max_output_tokens": settings.max_tokens,
+    }
     history = list(messages)
     if settings.stateful:
         previous_id, history = stateful_tail(messages, "openai-responses")
