@@ -14,7 +14,7 @@ from textual.widgets import Input
 
 from tui_agent.approval import ApprovalRequest, Decision
 from tui_agent.tools.arguments import arguments_digest, canonical_json
-from tui_agent.ui.arming import KeyClock, now
+from tui_agent.ui.arming import Clock, KeyClock
 from tui_agent.ui.screens.confirm_edit import ConfirmEdit
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 
@@ -47,6 +47,7 @@ class PromptApp(App[None]):
         arming_delay: float = 0.0,
         with_future: bool = True,
         decoy_input: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__()
         self.request = request
@@ -56,11 +57,11 @@ class PromptApp(App[None]):
         self.decoy_input = decoy_input
         self.decisions: list[Decision] = []
         self.future: asyncio.Future[Decision] | None = None
-        self.key_clock = KeyClock()
+        self.key_clock = KeyClock(clock=clock)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.key_clock.pressed(event.time, now())  # as TuiAgentApp does
+            self.key_clock.key_event(event.time)  # as TuiAgentApp does
         await super().on_event(event)
 
     def compose(self) -> ComposeResult:

@@ -18,6 +18,7 @@ from tui_agent.ui.widgets.user_message import UserMessage
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply, Stall
 from .hostile.processes import marked, running_with
+from .support.clock import ManualClock
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -91,13 +92,10 @@ async def test_ctrl_c_while_streaming_stops_the_stream_and_gives_the_message_bac
         assert "assistant" not in env.types()
 
 
-async def test_ctrl_c_idle_clears_the_box_then_twice_quits(
-    env: AppEnv, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    clock = [1000.0]
-    monkeypatch.setattr(interrupt, "_clock", lambda: clock[0])
+async def test_ctrl_c_idle_clears_the_box_then_twice_quits(env: AppEnv) -> None:
+    clock = ManualClock()
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=clock) as (app, pilot):
             prompt = app.query_one(PromptInput)
             prompt.insert("a draft")
             await pilot.press("ctrl+c")
@@ -106,11 +104,11 @@ async def test_ctrl_c_idle_clears_the_box_then_twice_quits(
             await pilot.press("ctrl+c")  # empty: only the hint
             await wait_for(pilot, lambda: hints(app) == 1, "the hint")
             assert app.is_running
-            clock[0] += interrupt.QUIT_WINDOW_S + 0.5  # too late: the hint again, no quit
+            clock.advance(interrupt.QUIT_WINDOW_S + 0.5)  # too late: the hint again, no quit
             await pilot.press("ctrl+c")
             await wait_for(pilot, lambda: hints(app) == 2, "the hint again")
             assert app.is_running
-            clock[0] += 1.0
+            clock.advance(1.0)
             await pilot.press("ctrl+c")
             await wait_for(pilot, lambda: not app.is_running, "the app to quit", 10.0)
 

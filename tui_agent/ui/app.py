@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TextArea
 
 from ..wiring.host_options import HostOptions
-from .arming import KeyClock, now
+from .arming import Clock, KeyClock
 from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
@@ -68,13 +68,15 @@ class TuiAgentApp(SafeApp):
         *,
         theme_name: str | None = None,
         debug: bool = False,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__()
         self.options = options or HostOptions()
         self.host: SessionHost | None = None
         self.router: EventRouter | None = None  # set once the session is open
         self.busy = False
-        self.key_clock = KeyClock()  # when the person last typed: see arming
+        self.clock = Clock() if clock is None else clock  # the app's time (a test's own)
+        self.key_clock = KeyClock(clock=self.clock)  # when the person last typed: see arming
         self._theme_name = theme_name
         self._debug = debug
         # Set when the configuration, the profile or the session to resume cannot be used.
@@ -111,7 +113,7 @@ class TuiAgentApp(SafeApp):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self.key_clock.pressed(event.time, now())  # before any widget gets the key
+            self.key_clock.key_event(event.time)  # before any widget gets the key
         await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:

@@ -4,8 +4,11 @@ A person typing a message does not look at what appears on the screen, and a key
 while they type, or right after focus moved, was meant for where focus used to be. Two small
 pieces, free of widgets, hold the rule for every place that decides something with one key:
 
+- ``Clock``: the app's time, one for the app (``TuiAgentApp(clock=...)``): every rule below, and
+  the timers that decide something, read it and never the system clock, so a test can own time.
 - ``KeyClock``: when a key was last pressed anywhere in the app, and who wants to hear of each
-  key before it is delivered. The app feeds it from ``on_event``; ``key_clock`` finds it.
+  key before it is delivered. The app feeds it from ``on_event``; ``key_clock`` finds it, and
+  ``clock`` finds the app's ``Clock`` through it.
 - ``Arming``: a key decides only once the thing asking has had the person's attention for
   ``delay`` seconds; a key pressed before that restarts the delay and decides nothing.
 - ``PausedArming``: the same for a question that has focus at once (the session browser's): when
@@ -17,21 +20,55 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 PAUSE_S = 1.0  # no key for this long: the person is not typing
 ARMING_S = 0.4
 
 
-def now() -> float:
-    return time.monotonic()
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+class TimerOwner(Protocol):
+    """A widget, screen or app: what can own a Textual timer."""
+
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Any: ...
+
+    def set_interval(self, interval: float, callback: Callable[[], object]) -> Any: ...
+
+
+class Clock:
+    """The app's time in seconds: the system's monotonic clock (the one Textual stamps events
+    with), and timers on it. A test gives the app its own, which moves only when told."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def of_event(self, stamped: float) -> float:
+        """An event's ``time`` (stamped by Textual when it was made) in this clock's time."""
+        return stamped
+
+    def after(self, owner: TimerOwner, delay: float, callback: Callable[[], object]) -> Stoppable:
+        """Call ``callback`` once, ``delay`` seconds from now (by this clock), while ``owner``
+        lives."""
+        timer: Stoppable = owner.set_timer(max(delay, 0.001), callback)
+        return timer
+
+    def every(
+        self, owner: TimerOwner, interval: float, callback: Callable[[], object]
+    ) -> Stoppable:
+        """Call ``callback`` every ``interval`` seconds (by this clock) while ``owner`` lives."""
+        timer: Stoppable = owner.set_interval(interval, callback)
+        return timer
 
 
 class KeyClock:
     """When a key was last pressed anywhere in the app; listeners hear of each key first."""
 
-    def __init__(self, pause: float = PAUSE_S) -> None:
+    def __init__(self, pause: float = PAUSE_S, clock: Clock | None = None) -> None:
         self.pause = pause
+        self.clock = Clock() if clock is None else clock
         self.last = -math.inf
         self.before = -math.inf  # the key before the last one
         self.handled = -math.inf  # when the app got round to the last key
@@ -41,7 +78,7 @@ class KeyClock:
         """A key was pressed at ``at`` (when the terminal's key became an event) and reached the
         app at ``handled`` (later when the app is busy; default ``at``), called before the key
         is delivered to any widget."""
-        at = now() if at is None else at
+        at = self.clock.now() if at is None else at
         self.before, self.last = self.last, at
         self.handled = at if handled is None else max(at, handled)
         for listener in list(self._listeners):
@@ -51,13 +88,17 @@ class KeyClock:
         """True while the last key is more recent than the pause: pressed within it, or handled
         within it (a busy app that handles keys late may have more of them waiting, so time
         counts from when it caught up, never from before)."""
-        at = now() if at is None else at
+        at = self.clock.now() if at is None else at
         return at - max(self.last, self.handled) < self.pause
 
     def typing_before_last(self, at: float | None = None) -> bool:
         """True while the person types and the last key came within the pause of the one before
         it: the key that opened something (Ctrl+O, d) was part of typing, not after a pause."""
         return self.typing(at) and self.last - self.before < self.pause
+
+    def key_event(self, stamped: float) -> None:
+        """A key event from the terminal (``event.time``, Textual's stamp), now reaching the app."""
+        self.pressed(self.clock.of_event(stamped), self.clock.now())
 
     def listen(self, listener: Callable[[float], None]) -> Callable[[], None]:
         """Call ``listener(time)`` on every key; returns the function that stops it."""
@@ -77,6 +118,11 @@ def key_clock(app: Any) -> KeyClock:
         clock = KeyClock()
         app.key_clock = clock
     return clock
+
+
+def clock(app: Any) -> Clock:
+    """The app's Clock (the one its KeyClock reads)."""
+    return key_clock(app).clock
 
 
 class Arming:

@@ -11,7 +11,6 @@ way when nothing is selected; so this only ever sees a Ctrl+C that would not cop
 
 from __future__ import annotations
 
-import time
 import weakref
 from typing import TYPE_CHECKING
 
@@ -22,13 +21,12 @@ if TYPE_CHECKING:
 
 QUIT_WINDOW_S = 2.0
 QUIT_HINT = "press Ctrl+C again to quit"
-_clock = time.monotonic  # (a test's to replace)
 _last_press: weakref.WeakKeyDictionary[TuiAgentApp, float] = weakref.WeakKeyDictionary()
 
 
 def interrupt(app: TuiAgentApp) -> None:
     """One Ctrl+C that did not copy a selection."""
-    now = _clock()
+    now = app.clock.now()
     if app.busy:
         _last_press.pop(app, None)
         app.action_stop()

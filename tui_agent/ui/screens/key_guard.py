@@ -33,7 +33,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..arming import ARMING_S, Arming, PausedArming, key_clock, now
+from ..arming import ARMING_S, Arming, PausedArming, clock, key_clock
 
 ResultT = TypeVar("ResultT")
 
@@ -51,6 +51,9 @@ class KeyGuard:
         self._changed = changed
         self._unlisten: Callable[[], None] | None = None
 
+    def _now(self) -> float:
+        return clock(self.screen.app).now()
+
     def mount(self) -> None:
         self._unlisten = key_clock(self.screen.app).listen(self._key)
 
@@ -62,9 +65,9 @@ class KeyGuard:
     def arm(self) -> None:
         """Attention starts (the screen shows, a question opens or ends): arm from now."""
         if isinstance(self.arming, PausedArming):
-            self.arming.start(now(), typing=key_clock(self.screen.app).typing_before_last())
+            self.arming.start(self._now(), typing=key_clock(self.screen.app).typing_before_last())
         else:
-            self.arming.start(now())
+            self.arming.start(self._now())
         self._ok = False
         self._report()
 
@@ -74,7 +77,7 @@ class KeyGuard:
 
     def clicked(self) -> None:
         """A mouse press: it may decide if the screen is armed now."""
-        self._ok = self.arming.armed(now())
+        self._ok = self.arming.armed(self._now())
 
     def decides(self) -> bool:
         """May the key (or click) being handled decide?"""
@@ -86,7 +89,7 @@ class KeyGuard:
         return isinstance(self.arming, PausedArming) and self.arming.waiting
 
     def armed(self) -> bool:
-        return self.arming.armed(now())
+        return self.arming.armed(self._now())
 
     def _key(self, at: float) -> None:
         self._ok = self.screen.app.screen is self.screen and self.arming.key(at)
@@ -161,7 +164,7 @@ class ArmedYesNo(ModalScreen[bool]):
         self.guard.mount()
         self.guard.arm()
         self._show_keys()
-        self.set_interval(0.1, self._show_keys)
+        clock(self.app).every(self, 0.1, self._show_keys)
 
     @on(events.Unmount)
     def _stop_listening(self) -> None:

@@ -34,6 +34,7 @@ from textual.worker import get_current_worker
 
 from ...session import SessionError, SessionStore, SessionSummary
 from ...text.times import human_local
+from ..arming import clock
 from ..sanitize import safe_text, visible_line
 from ..session_search import SessionTextIndex, matches
 from ..session_switch import current_session_id, refusal
@@ -115,7 +116,7 @@ class SessionBrowser(GuardedModal[None]):
         table.add_column("Profile/model", key="model")
         table.add_column("Msgs", key="messages")
         self.query_one("#search", Input).focus()
-        self.set_interval(0.05, self._show_question)
+        clock(self.app).every(self, 0.05, self._show_question)  # the note follows the arming
         self.reload()
 
     def on_mouse_down(self) -> None:

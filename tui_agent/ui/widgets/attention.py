@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import events
-from textual.timer import Timer
 from textual.widget import Widget
 
-from ..arming import Arming, KeyClock, key_clock, now
+from ..arming import Arming, KeyClock, Stoppable, clock, key_clock
 
 POLL_S = 0.05
 # Keys that edit a message (besides printable characters): given back to the message box.
@@ -45,7 +44,7 @@ class Attention:
         self._held = False  # focus stayed on the owner while another screen was on top
         self._shown: tuple[bool, bool, bool] | None = None
         self._done = False
-        self._timer: Timer | None = None
+        self._timer: Stoppable | None = None
         self._timer_due: float | None = None
 
     # -- life ----------------------------------------------------------------------------
@@ -58,7 +57,7 @@ class Attention:
         focused = owner.screen.focused
         if focused is not None and not self.within(focused):
             self.home = focused
-        owner.set_interval(POLL_S, self.tick)
+        self._clock.clock.every(owner, POLL_S, self.tick)
         self.tick()
 
     def unmount(self) -> None:
@@ -82,7 +81,7 @@ class Attention:
         return self.within(self.owner.app.focused)
 
     def armed(self) -> bool:
-        armed = self.attended() and self.arming.armed(now())
+        armed = self.attended() and self.arming.armed(self._now())
         if self._shown is not None and armed != self._shown[1]:
             self._report()  # shown the moment anyone can see it
         return armed
@@ -91,11 +90,14 @@ class Attention:
     def typing(self) -> bool:
         return self._clock is not None and self._clock.typing()
 
+    def _now(self) -> float:
+        return clock(self.owner.app).now()
+
     def tick(self) -> None:
         """Poll: notice attention coming and going; take focus after a pause in typing."""
         if self._done:
             return
-        at = now()
+        at = self._now()
         self._sync(at)
         if self.waiting and not self.attended() and self._may_take(at):
             self._taking = True
@@ -106,7 +108,7 @@ class Attention:
     def key(self, at: float) -> bool:
         """A key pressed at ``at`` that reached the owner: True when it may decide (else the
         delay restarts)."""
-        self._sync(now())
+        self._sync(self._now())
         decides = self.attended() and self.arming.key(at)
         self._report()
         return decides
@@ -114,7 +116,7 @@ class Attention:
     def restart(self) -> None:
         """Focus moved inside the owner (an input opened or closed): arm again from now."""
         if self.arming.running:
-            self.arming.start(now())
+            self.arming.start(self._now())
         self._report()
 
     def give_back(self, event: events.Key) -> bool:
@@ -127,7 +129,7 @@ class Attention:
         if self.attended():
             self.owner.screen.set_focus(home)
             self.waiting = True
-            self._sync(now())
+            self._sync(self._now())
         key = events.Key(event.key, event.character)
         # As the app delivers a key to the focused widget (marked forwarded, so it is not
         # routed a second time when it bubbles up to the app); in order with the keys after it.
@@ -139,7 +141,7 @@ class Attention:
 
     def _key_pressed(self, at: float) -> None:
         """Every key in the app, before any widget gets it."""
-        self._sync(now())
+        self._sync(self._now())
         if self.arming.running:
             self.arming.key(at)
         self._report()
@@ -167,7 +169,7 @@ class Attention:
         self.arming.armed(at)
 
     def _report(self) -> None:
-        at = now()
+        at = self._now()
         shown = (self.attended(), self.arming.armed(at), self.waiting)
         if shown != self._shown:
             self._shown = shown
@@ -178,4 +180,4 @@ class Attention:
             if self._timer is not None:
                 self._timer.stop()
             self._timer_due = due
-            self._timer = self.owner.set_timer(max(due - at, 0.001), self.tick)
+            self._timer = clock(self.owner.app).after(self.owner, due - at, self.tick)
