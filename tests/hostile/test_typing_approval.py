@@ -11,22 +11,22 @@ comes back from the session browser.
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
 
 import pytest
 from textual import events
 from textual.app import App
+from textual.pilot import Pilot
 
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.arming import ARMING_S
+from tui_agent.ui.arming import ARMING_S, PAUSE_S
 from tui_agent.ui.screens.session_browser import SessionBrowser
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 from tui_agent.ui.widgets.prompt_input import PromptInput
 
 from ..approval_prompt_app import screen_text
 from ..fake_provider import FakeProvider, Reply, StallBeforeTerminal
+from ..support.clock import ManualClock
 from ..ui_app_helpers import (
     KEY,
     AppEnv,
@@ -67,14 +67,44 @@ def _gaps(cps: float, count: int, seed: int) -> list[float]:
     return [rng.uniform(0.5, 1.5) / cps for _ in range(count)]
 
 
-async def _type(app: TuiAgentApp, text: str, cps: float, seed: int, at: int = -1) -> list[str]:
-    """Type ``text``; release the stalled reply after key ``at``. What was seen meanwhile."""
+def _clock(app: TuiAgentApp) -> ManualClock:
+    clock = app.clock
+    assert isinstance(clock, ManualClock)
+    return clock
+
+
+async def _advance(pilot: Pilot[None], seconds: float) -> None:
+    """Time passes (only here: the app's clock is the test's), then the app catches up."""
+    _clock(pilot.app).advance(seconds)  # type: ignore[arg-type]
+    await pilot.pause()
+
+
+async def _press(pilot: Pilot[None], char: str) -> None:
+    """A key at the clock's present instant, handled at that same instant."""
+    _key(pilot.app, char)
+    await pilot.pause()
+
+
+async def _shown_prompt(pilot: Pilot[None]) -> ApprovalPrompt:
+    """The prompt once its call is shown (its arming runs from then), however long that took."""
+    prompt = await wait_prompt(pilot)
+    await wait_for(pilot, lambda: prompt.mode != "loading", "the call shown")
+    return prompt
+
+
+async def _type(
+    pilot: Pilot[None], text: str, cps: float, seed: int, at: int = -1
+) -> list[str]:
+    """Type ``text``; release the stalled reply after key ``at`` (and let the prompt appear
+    before the next key). What was seen meanwhile. The clock stays at the last key."""
+    app = pilot.app
     seen: list[str] = []
     server = getattr(app, "_test_server", None)
     for index, (char, gap) in enumerate(zip(text, _gaps(cps, len(text), seed), strict=True)):
-        _key(app, char)
+        await _press(pilot, char)
         if index == at and server is not None:
             server.release()
+            await _shown_prompt(pilot)  # real time passes for the reply, none on the app's clock
         prompts = app.query(ApprovalPrompt)
         if prompts:
             prompt = prompts.first()
@@ -82,7 +112,8 @@ async def _type(app: TuiAgentApp, text: str, cps: float, seed: int, at: int = -1
             seen.append("focused" if app.focused is prompt else "waiting")
             if getattr(prompt, "waiting", False) and WAITING in screen_text(app):
                 seen.append("said so")
-        await asyncio.sleep(gap)
+        if index < len(text) - 1:
+            await _advance(pilot, gap)
     return seen
 
 
@@ -104,20 +135,16 @@ async def _start(app: TuiAgentApp, server: FakeProvider, message: str = "run it"
     assert await server.wait_stalled_async(10.0)
 
 
-async def _deny_after_a_pause(app: TuiAgentApp, env: AppEnv) -> None:
-    """The person stops typing: the prompt takes focus and arms; n denies."""
-    pilot_app = app
+async def _deny_after_a_pause(pilot: Pilot[None], app: TuiAgentApp) -> None:
+    """The person stops typing: after the pause the prompt takes focus, unarmed; it arms the
+    arming delay later, and n denies."""
     prompt = app.query_one(ApprovalPrompt)
-    for _ in range(400):
-        if prompt.armed:
-            break
-        await asyncio.sleep(0.02)
-    assert prompt.armed and pilot_app.focused is prompt
-    _key(app, "n")
-    for _ in range(400):
-        if prompt.decision is not None:
-            break
-        await asyncio.sleep(0.02)
+    await _advance(pilot, PAUSE_S + 0.1)  # the pause, and the prompt's next look
+    assert app.focused is prompt and not prompt.armed
+    await _advance(pilot, ARMING_S)
+    assert prompt.armed and app.focused is prompt
+    await _press(pilot, "n")
+    await wait_for(pilot, lambda: prompt.decision is not None, "the decision")
     assert prompt.decision is not None and prompt.decision.kind == "deny"
 
 
@@ -131,14 +158,14 @@ async def test_typing_across_the_moment_the_prompt_appears_never_decides(
         server.script(
             Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
         )
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             await _start(app, server)
-            seen = await _type(app, text, cps, seed, at=min(3, len(text) // 4))
+            seen = await _type(pilot, text, cps, seed, at=min(3, len(text) // 4))
             await wait_for(pilot, lambda: prompt_text(app) == text, "every key in the box")
             _assert_nothing_decided(app, env)
             assert "waiting" in seen and "said so" in seen, seen
             assert "focused" not in seen, seen  # never took focus while the person typed
-            await _deny_after_a_pause(app, env)
+            await _deny_after_a_pause(pilot, app)
             await wait_idle_agent(pilot)
             assert prompt_text(app) == text  # the message is still there to send
         assert not (env.workspace / "out.txt").exists()
@@ -151,27 +178,18 @@ async def test_a_pause_mid_typing_then_more_typing_loses_and_decides_nothing(env
         server.script(
             Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
         )
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             await _start(app, server)
-            await _type(app, "type ", 8, 7, at=1)
-            prompt = await wait_prompt(pilot)
-            # Watch for the focus closely (no wait for idle): typing must start again within the
-            # arming delay after it, and a watch that itself stalled that long says nothing.
-            looked = time.monotonic()
-            for _ in range(10_000):
-                if app.focused is prompt:
-                    break
-                looked = time.monotonic()
-                await asyncio.sleep(0.002)
+            await _type(pilot, "type ", 8, 7, at=1)
+            prompt = app.query_one(ApprovalPrompt)
+            await _advance(pilot, PAUSE_S + 0.1)  # a pause: the prompt takes focus
             assert app.focused is prompt, "focus after the pause"
-            if prompt.armed and time.monotonic() - looked >= ARMING_S / 2:
-                pytest.skip("the machine stalled this test past the arming delay after the focus")
             assert not prompt.armed
-            await _type(app, PHRASE * 2, 12, 8)  # typing again, within the arming delay
+            await _type(pilot, PHRASE * 2, 12, 8)  # typing again, within the arming delay
             expected = "type " + PHRASE * 2
             await wait_for(pilot, lambda: prompt_text(app) == expected, "every key in the box")
             _assert_nothing_decided(app, env)
-            await _deny_after_a_pause(app, env)
+            await _deny_after_a_pause(pilot, app)
             await wait_idle_agent(pilot)
         server.assert_all_consumed()
 
@@ -184,20 +202,19 @@ async def test_typing_at_an_armed_prompt_that_took_focus_goes_to_the_box(env: Ap
         server.script(
             Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
         )
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             await _start(app, server)
             server.release()
-            prompt = await wait_prompt(pilot)
-            for _ in range(400):
-                if prompt.armed and app.focused is prompt:
-                    break
-                await asyncio.sleep(0.02)
+            prompt = await _shown_prompt(pilot)
+            assert app.focused is prompt  # nobody typed: focus at once
+            await _advance(pilot, ARMING_S)
             assert prompt.armed and app.focused is prompt
             for char in "/new then more":  # as fast as a paste or tmux sends them
                 _key(app, char)
             await wait_for(pilot, lambda: prompt_text(app) == "/new then more", "the keys")
-            _assert_nothing_decided(app, env)  # (it may have taken focus again in a pause since)
-            await _deny_after_a_pause(app, env)
+            _assert_nothing_decided(app, env)
+            assert app.focused is not prompt
+            await _deny_after_a_pause(pilot, app)
             await wait_idle_agent(pilot)
         server.assert_all_consumed()
 
@@ -209,35 +226,63 @@ async def test_tab_reaches_the_waiting_prompt_and_its_arming_restarts_on_every_k
         server.script(
             Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
         )
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             await _start(app, server)
-            await _type(app, "typ", 8, 9, at=0)
-            prompt = await wait_prompt(pilot)
+            await _type(pilot, "typ", 8, 9, at=0)
+            prompt = app.query_one(ApprovalPrompt)
             assert getattr(prompt, "waiting", False) and app.focused is not prompt
-            _key(app, "tab")
-            for _ in range(2000):  # no wait for idle: that could outlast the arming delay
-                if app.focused is prompt:
-                    break
-                await asyncio.sleep(0.002)
-            assert app.focused is prompt
-            # Keys every 0.2 s for 1.6 s: each inside the 0.4 s delay, which starts over. A
-            # key the machine delayed past the delay may rightly decide: the test then skips.
-            last = time.monotonic()
+            await _press(pilot, "tab")
+            assert app.focused is prompt and not prompt.armed
+            # Keys every 0.2 s for 1.6 s: each inside the 0.4 s delay, which starts over.
             for char in "yAtnyAtn":
-                if prompt.armed or time.monotonic() - last >= ARMING_S:
-                    pytest.skip("the machine stretched this test's typing past the arming delay")
-                _key(app, char)
-                last = time.monotonic()
-                await asyncio.sleep(0.2)
+                await _advance(pilot, 0.2)
+                assert not prompt.armed, char
+                await _press(pilot, char)
                 assert prompt.decision is None, char
-            if time.monotonic() - last < ARMING_S:
-                assert not prompt.armed
             assert prompt_text(app) == "typ"  # after Tab the keys were for the prompt
             _assert_nothing_decided(app, env)
-            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
-            _key(app, "n")
+            await _advance(pilot, ARMING_S - 0.01)  # 0.39 s after the last key: not yet
+            assert not prompt.armed
+            await _press(pilot, "y")  # decides nothing, and the delay starts over from it
+            assert prompt.decision is None and not prompt.armed
+            await _advance(pilot, ARMING_S - 0.01)
+            assert not prompt.armed
+            await _advance(pilot, 0.02)  # 0.41 s after the last key: armed
+            assert prompt.armed
+            await _press(pilot, "n")
             await wait_idle_agent(pilot)
             assert prompt.decision is not None and prompt.decision.kind == "deny"
+        server.assert_all_consumed()
+
+
+async def test_a_key_pressed_before_the_arming_decides_nothing_even_if_handled_after(
+    env: AppEnv,
+) -> None:
+    """A busy app handles a key late: the key was pressed 0.39 s into the arming, the app gets
+    to it at 0.45 s, once the prompt shows as armed. It decides nothing (what counts is when it
+    was pressed): it was typing, and goes to the message box."""
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
+        )
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
+            await _start(app, server)
+            server.release()
+            prompt = await _shown_prompt(pilot)
+            assert app.focused is prompt and not prompt.armed
+            await _advance(pilot, ARMING_S - 0.01)
+            with app.batch_update():  # nothing runs until the clock has moved on
+                event = events.Key("y", "y")  # stamped now: 0.39 s
+                _clock(app).advance(0.06)
+            assert prompt.armed
+            event.set_sender(app)
+            app.post_message(event)
+            await pilot.pause()
+            assert prompt.decision is None
+            _assert_nothing_decided(app, env)
+            assert prompt_text(app) == "y"  # typing: it went to the box, with focus
+            await _deny_after_a_pause(pilot, app)
+            await wait_idle_agent(pilot)
         server.assert_all_consumed()
 
 
@@ -245,7 +290,7 @@ async def test_tab_reaches_the_waiting_prompt_and_its_arming_restarts_on_every_k
     ("opener", "keys"),
     [
         ("r", "no way\n"),  # Enter would deny with the reason
-        ("p", "\n"),  # Enter would keep "touch" as a prefix rule and approve
+        ("p", "\n"),  # Enter would keep "ls" as a prefix rule and approve
         ("e", "ctrl+s"),  # Ctrl+S would send the edited arguments
     ],
 )
@@ -256,31 +301,27 @@ async def test_keys_right_after_an_input_opens_decide_nothing(
     call = PREFIXABLE if opener == "p" else CALL
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         server.script(Reply(call_ops(call)), answer(PROTOCOL, "Denied, ok."))
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             box = app.query_one(PromptInput)
             box.insert("run it")
             box.submit()
-            prompt = await wait_prompt(pilot)
-            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
-            _key(app, opener)
-            opened = time.monotonic()
-            await asyncio.sleep(0.03)
-            for char in [keys] if keys == "ctrl+s" else keys:  # within 0.4 s of the opener
-                _key(app, char)
-                last = time.monotonic()
-                await asyncio.sleep(0.03)
-            # The input arms 0.4 s after it opened, and it opened after the opener was pressed:
-            # a key pressed within 0.4 s of the opener cannot find it armed.
-            if last - opened >= ARMING_S:
-                # The machine stretched this test's own typing past the arming delay: a key
-                # after it may rightly decide. That run says nothing about keys right after.
-                pytest.skip(f"the keys took {last - opened:.2f} s (a loaded machine)")
-            await asyncio.sleep(0.2)
+            prompt = await _shown_prompt(pilot)
+            await _advance(pilot, ARMING_S)
+            assert prompt.armed
+            await _press(pilot, opener)
+            # Every key within 0.4 s of the opener (the input arms 0.4 s after it opened).
+            step = (ARMING_S - 0.01) / len([keys] if keys == "ctrl+s" else keys)  # the last at 0.39 s
+            for char in [keys] if keys == "ctrl+s" else keys:
+                await _advance(pilot, step)
+                await _press(pilot, char)
+            await _advance(pilot, 0.2)
             _assert_nothing_decided(app, env)
             assert prompt.mode != "choose"
-            _key(app, "escape")  # back to the choice, which arms again
-            await wait_for(pilot, lambda: prompt.mode == "choose" and prompt.armed, "re-arming")
-            _key(app, "n")
+            await _press(pilot, "escape")  # back to the choice, which arms again
+            assert prompt.mode == "choose" and not prompt.armed
+            await _advance(pilot, ARMING_S)
+            assert prompt.armed
+            await _press(pilot, "n")
             await wait_idle_agent(pilot)
             assert prompt.decision is not None and prompt.decision.kind == "deny"
         server.assert_all_consumed()
@@ -292,20 +333,20 @@ async def test_typing_after_closing_the_session_browser_decides_nothing(env: App
         server.script(
             Reply(call_ops(CALL), faults=StallBeforeTerminal()), answer(PROTOCOL, "Denied, ok.")
         )
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             await _start(app, server)
             app.action_browse_sessions()
             await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser), "the browser")
             server.release()
-            await wait_prompt(pilot)
-            await asyncio.sleep(1.6)  # the prompt is there, behind the browser, long enough
-            await _type(app, "ny", 8, 10)  # in the browser's search field
-            _key(app, "escape")
-            await asyncio.sleep(0.05)
-            await _type(app, PHRASE * 2, 8, 11)
+            await _shown_prompt(pilot)
+            await _advance(pilot, 1.6)  # the prompt is there, behind the browser, long enough
+            await _type(pilot, "ny", 8, 10)  # in the browser's search field
+            await _press(pilot, "escape")
+            await _advance(pilot, 0.05)
+            await _type(pilot, PHRASE * 2, 8, 11)
             await wait_for(pilot, lambda: prompt_text(app) == PHRASE * 2, "every key in the box")
             assert not isinstance(app.screen, SessionBrowser)
             _assert_nothing_decided(app, env)
-            await _deny_after_a_pause(app, env)
+            await _deny_after_a_pause(pilot, app)
             await wait_idle_agent(pilot)
         server.assert_all_consumed()

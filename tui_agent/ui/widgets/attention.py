@@ -105,9 +105,10 @@ class Attention:
             self._sync(at)
         self._report()
 
-    def key(self, at: float) -> bool:
-        """A key pressed at ``at`` that reached the owner: True when it may decide (else the
-        delay restarts)."""
+    def key(self, stamped: float) -> bool:
+        """A key that reached the owner, its event stamped ``stamped`` by Textual (``event.time``,
+        read in the app's clock): True when it may decide (else the delay restarts)."""
+        at = clock(self.owner.app).of_event(stamped)
         self._sync(self._now())
         decides = self.attended() and self.arming.key(at)
         self._report()
