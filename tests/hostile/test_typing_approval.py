@@ -309,8 +309,9 @@ async def test_keys_right_after_an_input_opens_decide_nothing(
             await _advance(pilot, ARMING_S)
             assert prompt.armed
             await _press(pilot, opener)
-            # Every key within 0.4 s of the opener (the input arms 0.4 s after it opened).
-            step = (ARMING_S - 0.01) / len([keys] if keys == "ctrl+s" else keys)  # the last at 0.39 s
+            # Every key within 0.4 s of the opener (the input arms 0.4 s after it opened), the
+            # last at 0.39 s.
+            step = (ARMING_S - 0.01) / len([keys] if keys == "ctrl+s" else keys)
             for char in [keys] if keys == "ctrl+s" else keys:
                 await _advance(pilot, step)
                 await _press(pilot, char)

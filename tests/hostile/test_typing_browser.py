@@ -11,9 +11,6 @@ stops typing the same keys work, so the questions were really there.
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,12 +21,15 @@ from textual.widgets import DataTable
 
 from tui_agent.session import SessionStore
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.arming import ARMING_S
+from tui_agent.ui.arming import PAUSE_S as TYPING_PAUSE_S
 from tui_agent.ui.screens.fork_picker import ForkPicker
 from tui_agent.ui.screens.session_browser import Question, SessionBrowser
 from tui_agent.ui.session_switch import current_session_id
 from tui_agent.wiring.host_options import HostOptions
 
 from ..sessions_cli_helpers import Cli
+from ..support.clock import ManualClock
 from .test_typing_approval import _gaps
 from .test_typing_approval import _key as _char
 
@@ -38,7 +38,6 @@ KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API
 # words finds the session that holds them, so an Enter there would resume it.
 WORDS = "yes do it and no fine "
 PHRASE = WORDS + "\n"
-PAUSE_S = 0.9  # a gap this long is a pause in typing (the app waits for about 1 s)
 
 
 @pytest.fixture
@@ -59,33 +58,39 @@ async def _wait(pilot: Pilot[None], condition: Callable[[], bool], what: str) ->
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def _type(
-    app: TuiAgentApp, keys: list[str], cps: float, seed: int, pressed: list[float] | None = None
-) -> list[str]:
-    """Press ``keys`` at ``cps`` with jitter; what the browser's question said meanwhile.
-    ``pressed`` gets the real time of each key (a loaded machine may stretch a gap)."""
+async def _type(pilot: Pilot[None], keys: list[str], cps: float, seed: int) -> list[str]:
+    """Press ``keys`` at ``cps`` with jitter, on the app's clock (the test's: time passes only
+    between keys, by the gap); what the browser's question said meanwhile."""
+    app = pilot.app
+    assert isinstance(app, TuiAgentApp)
     said: list[str] = []
-    for key, gap in zip(keys, _gaps(cps, len(keys), seed), strict=True):
-        if pressed is not None:
-            pressed.append(time.monotonic())
+    for index, (key, gap) in enumerate(zip(keys, _gaps(cps, len(keys), seed), strict=True)):
         _key(app, key)
-        await asyncio.sleep(gap)
-        waited = 0.0
-        while key == "ctrl+o" and len(getattr(_browser(app), "shown", ())) < 3:
-            await asyncio.sleep(0.005)  # the list is there before the next key (determinism)
-            waited += 0.005
-            if waited > 20.0:  # never hang the suite: fail, saying what did not come
-                raise AssertionError(f"the browser did not list 3 sessions: {_browser(app)}")
-        waited = 0.0
-        while key == "down" and not isinstance(app.focused, DataTable):
-            await asyncio.sleep(0.005)  # ↓ has reached the table before the next key (load)
-            waited += 0.005
-            if waited > 20.0:
-                raise AssertionError(f"↓ did not reach the table: {app.focused}")
+        await pilot.pause()
+        if key == "ctrl+o":  # the list is there before the next key (real time, not the app's)
+            await _wait(pilot, lambda: len(getattr(_browser(app), "shown", ())) >= 3, "3 rows")
+        if key == "down":
+            await _wait(pilot, lambda: isinstance(app.focused, DataTable), "↓ in the table")
         browser = _browser(app)
         if browser is not None:
             said.append(str(browser.query_one(Question).render()))
+        if index < len(keys) - 1:
+            _clock(app).advance(gap)
+            await pilot.pause()
     return said
+
+
+def _clock(app: TuiAgentApp) -> ManualClock:
+    clock = app.clock
+    assert isinstance(clock, ManualClock)
+    return clock
+
+
+async def _pause(pilot: Pilot[None]) -> None:
+    """The person stops typing: the pause, then the arming delay, pass on the app's clock."""
+    assert isinstance(pilot.app, TuiAgentApp)
+    _clock(pilot.app).advance(TYPING_PAUSE_S + ARMING_S + 0.1)
+    await pilot.pause()
 
 
 def _key(app: TuiAgentApp, key: str) -> None:
@@ -127,7 +132,7 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
     target = cli.session(WORDS)  # what the typed search finds; second in the list
     before = _sessions()
     options = HostOptions(workspace=str(cli.workspace))  # named: the sessions' own workspace
-    async with TuiAgentApp(options).run_test(size=(140, 40)) as pilot:
+    async with TuiAgentApp(options, clock=ManualClock()).run_test(size=(140, 40)) as pilot:
         app = pilot.app
         assert isinstance(app, TuiAgentApp)
         await _wait(pilot, lambda: app.host is not None, "the app to boot")
@@ -137,17 +142,9 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
         lead = {"search": [], "table": ["down", "down"], "fork": ["down", "down", "f"]}[where]
         words = list(PHRASE) * max(2, round(3.0 * cps / len(PHRASE)))
         keys = [*"hello ", "ctrl+o", *lead, *words]
-        pressed: list[float] = []
-        said = await _type(app, keys, cps, seed, pressed)
-        await asyncio.sleep(0.1)
-        # Every gap from Ctrl+O on counts: the lead keys' too (the wait for ↓ to reach the table
-        # on a loaded machine can be a pause, after which the picker rightly arms at once).
-        typed = pressed[keys.index("ctrl+o") :]
-        longest = max(b - a for a, b in itertools.pairwise(typed))
-        if longest >= PAUSE_S:
-            # The machine stalled this test's own typing: a real pause, after which a key may
-            # rightly decide. That run says nothing about continuous typing.
-            pytest.skip(f"the typing itself paused {longest:.2f} s (a loaded machine)")
+        said = await _type(pilot, keys, cps, seed)
+        _clock(app).advance(0.1)
+        await pilot.pause()
         assert current_session_id(app) == opened, "switched"
         assert cli.store.resolve(target).exists(), "deleted"
         assert not _sessions() - before - {opened}, "forked"
@@ -157,17 +154,23 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
             assert browser.ask is not None and browser.ask.session_id == target
             assert any("waiting for a pause in typing" in line for line in said), said
             # Once the person stops, the same question takes y: it was really there.
-            await _wait(pilot, browser.guard.armed, "the question to arm")
+            assert not browser.guard.armed()
+            await _pause(pilot)
+            assert browser.guard.armed()
             await pilot.press("y")
             await _wait(pilot, lambda: target not in _sessions(), "the delete")
         elif where == "fork":
             picker = app.screen
             assert isinstance(picker, ForkPicker)
-            await _wait(pilot, picker.guard.armed, "the picker to arm")
+            assert not picker.guard.armed()
+            await _pause(pilot)
+            assert picker.guard.armed()
             await pilot.press("enter")
             await _wait(pilot, lambda: len(_sessions() - before - {opened}) == 1, "the fork")
         else:
             assert browser.highlighted() == target  # Enter would have resumed it
-            await _wait(pilot, browser.guard.armed, "the browser to arm")
+            assert not browser.guard.armed()
+            await _pause(pilot)
+            assert browser.guard.armed()
             await pilot.press("enter")
             await _wait(pilot, lambda: current_session_id(app) == target, "the switch")
