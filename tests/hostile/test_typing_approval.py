@@ -92,9 +92,7 @@ async def _shown_prompt(pilot: Pilot[None]) -> ApprovalPrompt:
     return prompt
 
 
-async def _type(
-    pilot: Pilot[None], text: str, cps: float, seed: int, at: int = -1
-) -> list[str]:
+async def _type(pilot: Pilot[None], text: str, cps: float, seed: int, at: int = -1) -> list[str]:
     """Type ``text``; release the stalled reply after key ``at`` (and let the prompt appear
     before the next key). What was seen meanwhile. The clock stays at the last key."""
     app = pilot.app
