@@ -14,6 +14,8 @@ from .checkpoint_helpers import picture
 from .prune_helpers import World, command, write
 from .sessions_cli_helpers import Cli
 
+pytestmark = pytest.mark.heavy
+
 STORE_KEYS = {
     "store", "workspace", "path", "bytes", "blobs", "snapshots", "sessions", "sessions_kept",
     "blocked",

@@ -22,6 +22,8 @@ import pytest
 
 from tui_agent.cli import _parser
 
+pytestmark = pytest.mark.heavy
+
 
 def _env(root: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}

@@ -26,6 +26,8 @@ from .context_helpers import (
 from .fake_provider import FakeProvider
 from .run_helpers import KEY, Done, Home
 
+pytestmark = pytest.mark.heavy
+
 SUMMARY = "SUMMARY: we talked about the release; it ships on friday."
 FIRST_ANSWER = "The release ships on friday. " * 160  # ~4.6 KB: more than a quarter window
 

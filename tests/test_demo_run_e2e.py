@@ -16,6 +16,8 @@ import pytest
 
 from .run_helpers import split_session_line
 
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 60
 

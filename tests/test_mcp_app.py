@@ -31,6 +31,8 @@ from .ui_app_helpers import (
     wait_idle_agent,
 )
 
+pytestmark = pytest.mark.heavy
+
 PROTOCOL = "openai-chat"
 WAIT_S = 30.0
 

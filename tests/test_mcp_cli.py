@@ -11,6 +11,8 @@ import pytest
 
 from .run_helpers import Home
 
+pytestmark = pytest.mark.heavy
+
 BEFORE = (
     "# my settings\n[settings]\nmax_tokens = 100  # keep this comment\n\n"
     '[profiles.x]\nprotocol = "anthropic"\nmodel = "m"\n'

@@ -21,6 +21,8 @@ from tui_agent.tools.registry import ToolRegistry
 from tui_agent.tools.spec import ToolContext
 from tui_agent.tools.validation import InvalidCall, ValidatedCall, validate_call
 
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

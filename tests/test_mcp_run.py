@@ -6,9 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
 from .mcp_helpers import call_ops, server_table
 from .run_helpers import KEY, Home, final
+
+pytestmark = pytest.mark.heavy
 
 
 def _offered(server: FakeProvider) -> list[str]:

@@ -20,6 +20,8 @@ from .fake_provider import ExpectToolResults, FakeProvider, Reply
 from .mcp_helpers import ROOT, call_ops, server_table
 from .run_helpers import KEY, RUN_TIMEOUT_S, Home, final
 
+pytestmark = pytest.mark.heavy
+
 ENV_SECRET = "plain-value-4f9a2c7e1b"
 HEADER_SECRET = "docs-login-8e3d5a1c90"
 

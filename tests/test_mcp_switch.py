@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from tui_agent.session import SessionStore
 from tui_agent.session.paths import sessions_dir
 from tui_agent.session.records import UserRecord
@@ -17,6 +19,8 @@ from .fake_provider import FakeProvider
 from .mcp_helpers import server_table, toml_string
 from .sessions_cli_helpers import assistant
 from .ui_app_helpers import AppEnv, running, send, wait_for
+
+pytestmark = pytest.mark.heavy
 
 PROTOCOL = "openai-chat"
 WAIT_S = 30.0

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parents[1]
 
 APP_CHECK = r"""

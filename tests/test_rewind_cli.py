@@ -17,6 +17,8 @@ from tui_agent.session.records import NoteRecord, RewindRecord, UserRecord
 from .checkpoint_helpers import picture
 from .sessions_cli_helpers import TIMEOUT_S, Cli
 
+pytestmark = pytest.mark.heavy
+
 
 def _run(cli: Cli, *argv: str) -> str:
     flags = ["--profile", "demo", "--approve", "all", "--workspace", str(cli.workspace)]

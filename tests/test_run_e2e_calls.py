@@ -12,6 +12,8 @@ import pytest
 from .fake_provider import BigArguments, ExpectToolResults, FakeProvider, Reply
 from .run_helpers import KEY, Home, final, types
 
+pytestmark = pytest.mark.heavy
+
 NOTES = "the notes say: ship on friday\n"
 BIG = 10_000_000
 

@@ -14,8 +14,12 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from .fake_provider import FakeProvider, Hold, Reply, StallBeforeTerminal
 from .run_helpers import KEY, Home, final, finish
+
+pytestmark = pytest.mark.heavy
 
 
 def _raw_run(home: Home, server: FakeProvider, *extra: str) -> subprocess.CompletedProcess[str]:

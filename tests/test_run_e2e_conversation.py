@@ -12,6 +12,8 @@ from . import wire
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
 from .run_helpers import KEY, Home, final, read_call, types, write_call
 
+pytestmark = pytest.mark.heavy
+
 PROTOCOLS = list(wire.BUILDERS)
 NOTES = "the notes say: ship on friday\n"
 

@@ -18,6 +18,8 @@ import pytest
 from .fake_provider import FakeProvider, Reply, StallBeforeTerminal
 from .run_helpers import KEY, Home, alive, finish, types, write_call
 
+pytestmark = pytest.mark.heavy
+
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import socket
 
+import pytest
+
 from .fake_provider import (
     Drip,
     FakeProvider,
@@ -14,6 +16,8 @@ from .fake_provider import (
     Status,
 )
 from .run_helpers import KEY, Home, final, write_call
+
+pytestmark = pytest.mark.heavy
 
 TARGET = "out.txt"
 

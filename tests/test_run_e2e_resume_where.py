@@ -10,8 +10,12 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from .fake_provider import FakeProvider, Reply
 from .run_helpers import KEY, MODEL, Home, final, read_call
+
+pytestmark = pytest.mark.heavy
 
 
 def _resume_argv(session: str, *extra: str) -> list[str]:

@@ -11,6 +11,8 @@ import pytest
 
 from .run_helpers import KEY, KEY_ENV, MODEL, Done, Home
 
+pytestmark = pytest.mark.heavy
+
 
 def _run_cli(home: Home, *args: str, key: str | None = KEY) -> Done:
     return home.run_argv([sys.executable, "-m", "tui_agent.cli", "run", *args], key=key)

@@ -19,6 +19,8 @@ from .fake_provider import (
 )
 from .run_helpers import KEY, Home, JsonLines, final, types, write_call
 
+pytestmark = pytest.mark.heavy
+
 PROTOCOLS = list(wire.BUILDERS)
 CONTENT = "A" * 400  # long enough that a cut lands inside the arguments
 TARGET = "made/by-the-model.txt"

@@ -39,11 +39,14 @@ from .serve_helpers import (
 )
 
 CHROMIUM = chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no chromium: the browser tests need Debian's chromium package "
-    "(.ci/run installs it when run as root; or: apt-get install chromium)",
-)
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no chromium: the browser tests need Debian's chromium package "
+        "(.ci/run installs it when run as root; or: apt-get install chromium)",
+    ),
+]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 
 ARMING_S = 1.5  # the prompt takes focus after 1 s without a key, then arms in 0.4 s

@@ -98,6 +98,7 @@ async def test_an_approval_while_the_terminal_is_away_rings_and_notifies(env: Ap
     assert SECRET not in "".join(body for _, body in osc)
 
 
+@pytest.mark.heavy
 async def test_vte_gets_osc_777_and_tmux_the_passthrough(
     env: AppEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,10 @@ from tests.fake_provider import FakeProvider, Reply
 from tests.ui_transcript_helpers import chunks, sample_markdown
 
 TMUX = shutil.which("tmux")
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+]
 KEY_ENV = "FAKE_PROVIDER_KEY"
 KEY = "fake-key-for-tmux"
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")

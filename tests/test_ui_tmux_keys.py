@@ -20,7 +20,10 @@ from pathlib import Path
 import pytest
 
 TMUX = shutil.which("tmux")
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+]
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 

@@ -12,6 +12,8 @@ import pytest
 from ..fake_provider import FakeProvider, Reply
 from ..run_helpers import KEY, Home, read_call, write_call
 
+pytestmark = pytest.mark.heavy
+
 MAX_STEPS = 3
 EXTRA = 6  # more replies than the loop may use: a loop that never ends would take them all
 

@@ -22,7 +22,10 @@ from ..fake_provider import FakeProvider, HeadersThenSilence, Reply
 from ..mcp_helpers import own_server
 from ..run_helpers import KEY, Home, alive, final
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux process tree")
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.skipif(sys.platform != "linux", reason="Linux process tree"),
+]
 GONE_WITHIN_S = 15.0
 
 

@@ -10,6 +10,8 @@ import logging
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_agent.mcp.config import McpServerConfig
 from tui_agent.mcp.limits import McpLimits
 from tui_agent.mcp.servers import McpEvent, McpServers
@@ -21,6 +23,8 @@ from tui_agent.tools.validation import ValidatedCall, validate_call
 from ..fake_provider import FakeProvider
 from ..mcp_helpers import own_server
 from ..run_helpers import KEY, Home, final
+
+pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MiB = 1024 * 1024

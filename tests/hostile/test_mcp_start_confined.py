@@ -19,6 +19,8 @@ from tui_agent.mcp.workspace_file import read_workspace_servers
 from ..mcp_helpers import server_table
 from ..run_helpers import Home
 
+pytestmark = pytest.mark.heavy
+
 PLANTED = """import pathlib
 pathlib.Path({marker!r}).write_text("ran")
 raise SystemExit(0)

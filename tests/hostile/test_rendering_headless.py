@@ -19,6 +19,8 @@ from ..fake_provider import FakeProvider, Reply, Status
 from ..run_helpers import KEY, Done, Home, final
 from .terminal import PAYLOADS, RAW_FRAGMENTS, one_line, shown
 
+pytestmark = pytest.mark.heavy
+
 PROTOCOL = "openai-chat"
 # Any control byte but newline and tab; C1 too.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

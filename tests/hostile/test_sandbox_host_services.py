@@ -142,6 +142,7 @@ async def test_url_credentials_never_reach_the_command(
     assert "done" in output.text
 
 
+@pytest.mark.heavy
 @confined
 async def test_tmux_named_by_the_apps_environment_runs_nothing_for_the_command(
     ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -233,6 +234,7 @@ async def test_an_abstract_host_socket_does_not_answer_even_with_the_network_on(
     assert "REFUSED" in output.text, output.text
 
 
+@pytest.mark.heavy
 @confined
 async def test_tmux_given_the_host_socket_runs_nothing_for_the_command(
     ctx: ToolContext, tmp_path: Path
