@@ -60,6 +60,10 @@ class _Approved:
     sandbox: SandboxPolicy | None = None  # what the call was approved to run under
 
 
+class _ModeChanged(Exception):
+    """The approval mode changed while a call waited for its answer (``mode_changed``)."""
+
+
 def _cancelled_from_outside() -> bool:
     """True when the task running us was cancelled itself (not just a task it awaited)."""
     task = asyncio.current_task()
@@ -90,6 +94,7 @@ class CallRunner:
         self.config_path = config_path  # where "saved to config" rules go; None: nowhere
         self._running: set[asyncio.Task[ToolOutput]] = set()
         self._asking: asyncio.Future[Decision] | None = None
+        self._mode_change = False  # the open question was withdrawn by a mode change
         self.cancel_requested = False
         self.gate = gate or SandboxGate(context.capabilities)
         self._shown_sandbox: SandboxPolicy | None = None  # on the approval last asked
@@ -108,6 +113,14 @@ class CallRunner:
             self._asking.cancel()
         for task in self._running:
             task.cancel()
+
+    def mode_changed(self) -> None:
+        """The approval mode changed: a question still open is withdrawn (its prompt closes) and
+        its call is decided again under the new mode, so an answer given to the old question
+        cannot run a call the new mode refuses (a write, once plan mode is on)."""
+        if self._asking is not None and not self._asking.done():
+            self._mode_change = True
+            self._asking.cancel()
 
     async def run_round(
         self, calls: tuple[ToolCall, ...], emit: Emit, offered: Collection[str] | None = None
@@ -128,50 +141,67 @@ class CallRunner:
                 valid.append((index, item))
         approve_rest = False
         for position, (index, vc) in enumerate(valid, 1):
-            if self.cancel_requested:
-                why = "the turn was cancelled"
-                self._decide(vc.call, "cancel", digest=vc.digest, by="user", reason=why, emit=emit)
-                self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
-                continue
-            size = len(vc.call.arguments.encode("utf-8", "surrogatepass"))
-            refused = self.policy.refusal(str(vc.spec.risk))  # plan mode: see approval/plan.py
-            if size > self.max_argument_bytes:
-                refused = f"arguments of {size} bytes are too large to show in full; not offered"
-            if refused is not None:
-                self._decide(
-                    vc.call, "refused", digest=vc.digest, by="policy", reason=refused, emit=emit
+            # Once; again when the approval mode changed while the call waited for its answer:
+            # the question is withdrawn and the call decided under the new mode (refused in
+            # plan mode, approved by an auto mode, or asked again).
+            while True:
+                if self.cancel_requested:
+                    why = "the turn was cancelled"
+                    self._decide(
+                        vc.call, "cancel", digest=vc.digest, by="user", reason=why, emit=emit
+                    )
+                    self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
+                    break
+                size = len(vc.call.arguments.encode("utf-8", "surrogatepass"))
+                refused = self.policy.refusal(str(vc.spec.risk))  # plan mode: see approval/plan.py
+                if size > self.max_argument_bytes:
+                    refused = (
+                        f"arguments of {size} bytes are too large to show in full; not offered"
+                    )
+                if refused is not None:
+                    self._decide(
+                        vc.call, "refused", digest=vc.digest, by="policy", reason=refused, emit=emit
+                    )
+                    self._finish(results, index, vc.call, f"refused: {refused}", "denied", emit)
+                    break
+                auto = self.policy.auto_approval(
+                    vc.spec.name, str(vc.spec.risk), vc.arguments, str(self.context.workspace)
                 )
-                self._finish(results, index, vc.call, f"refused: {refused}", "denied", emit)
-                continue
-            auto = self.policy.auto_approval(
-                vc.spec.name, str(vc.spec.risk), vc.arguments, str(self.context.workspace)
-            )
-            if auto is not None or approve_rest:
-                why = auto if auto is not None else "approved with the rest of this turn"
-                by = self._auto_by(vc, auto) if auto is not None else "user"
-                bound = bound_digest(vc.digest, sandbox := self._sandbox(vc, emit))
-                self._decide(vc.call, "approve", digest=bound, by=by, reason=why, emit=emit)
-                approved.append(_Approved(index, vc, vc.digest, "", sandbox))
-                continue
-            decided = await self._ask(vc, position, len(valid), emit)
-            if decided is None:  # the user cancelled the turn
-                round_.asked_user = True
-                self.cancel_requested = True
-                self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
-                continue
-            decision, final = decided
-            # Only a person's answer resets the auto-step count; an approval mode's never does.
-            round_.asked_user = round_.asked_user or decision.by == "user"
-            if decision.kind == "deny":
-                who = "denied by user" if decision.by == "user" else "denied by the approval mode"
-                text = who + (f": {decision.reason}" if decision.reason else "")
-                self._finish(results, index, vc.call, text, "denied", emit)
-                continue
-            if decision.remember is not None:
-                await self._remember(decision, emit)
-            approve_rest = approve_rest or decision.approve_rest
-            note = edited_note(final.canonical) if decision.kind == "edit" else ""
-            approved.append(_Approved(index, final, final.digest, note, self._shown_sandbox))
+                if auto is not None or approve_rest:
+                    why = auto if auto is not None else "approved with the rest of this turn"
+                    by = self._auto_by(vc, auto) if auto is not None else "user"
+                    bound = bound_digest(vc.digest, sandbox := self._sandbox(vc, emit))
+                    self._decide(vc.call, "approve", digest=bound, by=by, reason=why, emit=emit)
+                    approved.append(_Approved(index, vc, vc.digest, "", sandbox))
+                    break
+                try:
+                    decided = await self._ask(vc, position, len(valid), emit)
+                except _ModeChanged:
+                    mode = str(self.policy.mode)
+                    text = f"approval mode is now {mode}: {vc.spec.name} is decided again under it"
+                    emit(Notice(text))
+                    continue
+                if decided is None:  # the user cancelled the turn
+                    round_.asked_user = True
+                    self.cancel_requested = True
+                    self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
+                    break
+                decision, final = decided
+                # Only a person's answer resets the auto-step count; an approval mode's never does.
+                round_.asked_user = round_.asked_user or decision.by == "user"
+                if decision.kind == "deny":
+                    who = (
+                        "denied by user" if decision.by == "user" else "denied by the approval mode"
+                    )
+                    text = who + (f": {decision.reason}" if decision.reason else "")
+                    self._finish(results, index, vc.call, text, "denied", emit)
+                    break
+                if decision.remember is not None:
+                    await self._remember(decision, emit)
+                approve_rest = approve_rest or decision.approve_rest
+                note = edited_note(final.canonical) if decision.kind == "edit" else ""
+                approved.append(_Approved(index, final, final.digest, note, self._shown_sandbox))
+                break
         if approved and not self.cancel_requested:
             await self._execute(approved, results, emit)
         for kept in approved:
@@ -284,7 +314,11 @@ class CallRunner:
         try:
             return await asking
         except asyncio.CancelledError:
-            if _cancelled_from_outside() or not self.cancel_requested:
+            if _cancelled_from_outside():
+                raise
+            if self._mode_change and not self.cancel_requested:
+                raise _ModeChanged from None
+            if not self.cancel_requested:
                 raise
             return Decision("cancel")
         except Exception as exc:  # the prompt's bug must not leave calls without results
@@ -293,6 +327,7 @@ class CallRunner:
             return Decision("cancel")
         finally:
             self._asking = None
+            self._mode_change = False
 
     def _decide(
         self,

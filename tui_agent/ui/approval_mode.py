@@ -1,7 +1,8 @@
 """The approval mode from the app: F3's cycle, the palette, /mode and /plan.
 
 Entering AUTO-ALL asks first (an armed y/n dialog, ``ConfirmAutoAll``); every switch shows on
-the status line and says so in a notice.
+the status line and says so in a notice. A call waiting for its answer when the mode changes is
+decided again under the new one: its prompt closes, and plan mode refuses it.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def set_approval_mode(app: TuiAgentApp, mode: str, *, confirmed: bool = False) -
 
     app.host.policy.mode = ApprovalMode(mode)
     app.query_one(StatusBar).mode = mode
+    if mode != current:
+        # A call waiting for its answer is decided again under the new mode (calls.py).
+        app.host.agent.calls.mode_changed()
     app.notify(
         f"approval mode: {mode}", severity="warning" if mode == "auto-all" else "information"
     )
