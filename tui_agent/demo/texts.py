@@ -7,7 +7,10 @@ CONFIGURE_HINT = (
     "to use a real model, add a profile to config.toml (see the README) or pass --protocol and "
     "--model with its key (e.g. OPENAI_API_KEY) in the environment"
 )
-DEMO_NOTICE = f"the built-in offline demo model is answering; {CONFIGURE_HINT}"
+DEMO_NOTICE = (
+    'the built-in offline demo model is answering: try "list the files", "read notes.md", '
+    '"write hello.txt \'hi\'", "$ ls -la" or "help"; ' + CONFIGURE_HINT
+)
 
 HELP = """\
 Hi! I am the **offline demo model** built into tui-agent. I need no network and no API key, and \

@@ -39,7 +39,7 @@ class TuiAgentApp(SafeApp):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "tui-agent"
     # Small terminals (app.tcss): the calls panel collapses when narrow, frames go when short.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012  (Textual's type)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-medium"), (100, "-wide")]  # noqa: RUF012  (Textual's type)
     VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True),

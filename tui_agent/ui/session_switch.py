@@ -71,12 +71,15 @@ async def install_host(
         await old.close()
     main = app.query_one("#main")
     old_panel = app.query_one(SidePanel)
+    # Only what F2 chose is carried over: a panel hidden by the layout (empty, narrow) is not.
+    chosen = old_panel.styles.inline.has_rule("display")
     shown = old_panel.display
     await app.query_one(Transcript).remove()
     await old_panel.remove()
     transcript = Transcript(id="transcript")
     panel = SidePanel(id="calls")
-    panel.display = shown
+    if chosen:
+        panel.display = shown
     await main.mount_all([transcript, panel])
     app.router = EventRouter(app)
     status = app.query_one(StatusBar)

@@ -34,7 +34,7 @@ class SidePanel(VerticalScroll):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(id=id, classes="-empty")  # until its first call (see app.tcss)
         self._rows: dict[str, Static] = {}
         self._names: dict[str, str] = {}
         self._turn = 0
@@ -47,6 +47,7 @@ class SidePanel(VerticalScroll):
         if position == 0:
             self._turn += 1
         key = f"{self._turn}:{position}"
+        self.remove_class("-empty")
         self._pending[position] = key
         self._names[key] = name
         row = Static()
