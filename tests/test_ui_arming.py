@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from tui_agent.ui.arming import Arming, KeyClock, PausedArming
+from pathlib import Path
+
+from tui_agent.ui.arming import ARMING_S, Arming, KeyClock, PausedArming
+
+from .approval_prompt_app import PromptApp, make_request
+from .support.clock import ManualClock
 
 
 def test_started_when_nobody_types_it_arms_after_the_delay_and_keys_restart_it() -> None:
@@ -59,3 +64,34 @@ def test_a_key_pressed_while_arming_decides_nothing_however_late_it_is_handled()
         assert not arming.key(10.2)  # then the late key: pressed before 10.4
         assert not arming.armed(10.55) and arming.due == 10.6
         assert arming.armed(10.6) and arming.key(10.65)  # a key pressed once armed decides
+
+
+async def test_the_prompt_on_the_apps_clock_a_key_at_0_39_s_decides_nothing_at_0_41_s_it_does(
+    tmp_path: Path,
+) -> None:
+    """The real prompt in an app whose clock is the test's: the same rule, to the hundredth."""
+    clock = ManualClock()
+    request = make_request("run_command", {"command": "touch out.txt"})
+    # (no other widget: a key the prompt does not take would go there, not to the rule)
+    app = PromptApp(request, tmp_path, arming_delay=ARMING_S, decoy_input=False, clock=clock)
+    async with app.run_test() as pilot:
+        prompt = app.prompt
+        for _ in range(500):  # the call shown (real time; the app's clock stands still)
+            if prompt.mode != "loading":
+                break
+            await pilot.pause(0.01)
+        assert prompt.mode == "choose" and app.focused is prompt
+        clock.advance(ARMING_S - 0.01)
+        await pilot.pause()
+        assert not prompt.armed
+        await pilot.press("y")  # at 0.39 s: decides nothing, and the delay starts over
+        assert prompt.decision is None and not app.decisions
+        clock.advance(ARMING_S - 0.01)
+        await pilot.pause()
+        assert not prompt.armed  # 0.39 s after that key
+        clock.advance(0.02)
+        await pilot.pause()
+        assert prompt.armed  # 0.41 s after it
+        await pilot.press("y")
+        await pilot.pause()
+        assert [d.kind for d in app.decisions] == ["approve"]
