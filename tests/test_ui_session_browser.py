@@ -15,6 +15,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
 from tests.sessions_cli_helpers import Cli
+from tests.support.demo_user import demo_user
+from tests.support.waiting import wait_for
 from tui_agent.agent.fork import message_count
 from tui_agent.agent.history import messages_from_records
 from tui_agent.session import SessionStore
@@ -30,26 +32,12 @@ from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import key_now
 
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 SIZE = (140, 40)
 
 
 @pytest.fixture
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    user = Cli(tmp_path, monkeypatch)
-    monkeypatch.setenv("TUI_AGENT_DEMO_PACE", "0")
-    for name in KEY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(user.workspace)
-    return user
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.025)
-    raise AssertionError(f"timed out waiting for {what}")
+    return demo_user(tmp_path, monkeypatch)
 
 
 async def open_browser(pilot: Pilot[None], expected_rows: int) -> SessionBrowser:

@@ -6,13 +6,13 @@ two saved sessions with a tool call each are written with the real SessionStore.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from tests.sessions_cli_helpers import Cli, assistant, call, result
+from tests.support.demo_user import demo_user
+from tests.support.waiting import wait_for
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.session_switch import current_session_id
@@ -22,17 +22,10 @@ from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import screen_text
 
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-
 
 @pytest.fixture
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    user = Cli(tmp_path, monkeypatch)
-    monkeypatch.setenv("TUI_AGENT_DEMO_PACE", "0")
-    for name in KEY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(user.workspace)
-    return user
+    return demo_user(tmp_path, monkeypatch)
 
 
 def session_with_call(cli: Cli, tool: str, status: str, tokens: int) -> str:
@@ -50,14 +43,6 @@ def session_with_call(cli: Cli, tool: str, status: str, tokens: int) -> str:
 def panel_rows(app: TuiAgentApp) -> list[str]:
     panel = app.query_one(SidePanel)
     return [str(row.render()) for row in panel.children if not row.has_class("title")]
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.025)
-    raise AssertionError(f"timed out waiting for {what}\n{screen_text(pilot.app)}")
 
 
 async def test_switching_sessions_rebuilds_the_calls_panel_and_the_token_count(cli: Cli) -> None:

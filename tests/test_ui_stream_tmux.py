@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_provider import FakeProvider, Reply
+from tests.support.tmux import wait_shown
 from tests.ui_transcript_helpers import chunks, sample_markdown
 
 TMUX = shutil.which("tmux")
@@ -61,12 +62,7 @@ def test_a_200_kb_answer_at_full_speed_shows_its_last_line(tmp_path: Path) -> No
         return done.stdout
 
     def wait(text: str, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
-        while text not in (shown := tmux("capture-pane", "-p", "-t", name)):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never shown:\n{shown}")
-            time.sleep(0.1)
-        return shown
+        return wait_shown(lambda: tmux("capture-pane", "-p", "-t", name), text, timeout)
 
     with FakeProvider("openai-chat", api_key=KEY) as server:
         server.script(Reply([("text", delta) for delta in deltas], stop="stop"))

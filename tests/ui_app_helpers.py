@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,12 +27,12 @@ from tui_agent.wiring.host_options import HostOptions
 from . import wire
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply
+from .support.waiting import WAIT_S, wait_for
 from .wire import Op
 
 SIZE = (120, 40)
 KEY_ENV = "FAKE_KEY"
 KEY = "fake-key-value"
-WAIT_S = 15.0  # generous: the machine is shared; a hang fails the test, never a slow pass
 TEXT_STOP = {"openai-chat": "stop", "anthropic": "end_turn"}
 
 
@@ -89,18 +88,6 @@ async def running(
         yield app, pilot
         if app.is_running:
             await pilot.press("ctrl+q")
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], object], what: str, timeout: float = WAIT_S
-) -> None:
-    """Poll ``condition`` until it is true; fail naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}\n{screen_text(pilot.app)}")
-        await pilot.pause(0.02)
-    await pilot.pause()  # let the screen catch up with the state that was awaited
 
 
 async def wait_text(pilot: Pilot[None], text: str, timeout: float = WAIT_S) -> None:

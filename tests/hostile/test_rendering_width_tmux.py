@@ -21,8 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from ..support.tmux import wait_shown
+
 TMUX = shutil.which("tmux")
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
+]
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 TAIL = "; touch HIDDEN-RAN"
 COMMAND = "echo 'formatting the docs' " + "\u302e" * 200 + TAIL
@@ -73,12 +78,7 @@ def test_the_prompt_in_a_terminal_shows_the_tail_after_wide_marks(tmp_path: Path
         return tmux("capture-pane", "-p", "-t", name)
 
     def wait(text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while text not in (shown := screen()):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never shown:\n{shown}")
-            time.sleep(0.1)
-        return shown
+        return wait_shown(screen, text, timeout)
 
     try:
         wait("offline demo model")

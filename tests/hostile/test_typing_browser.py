@@ -11,7 +11,6 @@ stops typing the same keys work, so the questions were really there.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,10 +29,11 @@ from tui_agent.wiring.host_options import HostOptions
 
 from ..sessions_cli_helpers import Cli
 from ..support.clock import ManualClock
+from ..support.demo_user import demo_user
+from ..support.waiting import wait_for
 from .test_typing_approval import _gaps
 from .test_typing_approval import _key as _char
 
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 # Every key that decides in the browser, in words a person could type; the search for these
 # words finds the session that holds them, so an Enter there would resume it.
 WORDS = "yes do it and no fine "
@@ -42,20 +42,7 @@ PHRASE = WORDS + "\n"
 
 @pytest.fixture
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    user = Cli(tmp_path, monkeypatch)
-    monkeypatch.setenv("TUI_AGENT_DEMO_PACE", "0")
-    for name in KEY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(user.workspace)
-    return user
-
-
-async def _wait(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
-    for _ in range(400):
-        if condition():
-            return
-        await pilot.pause(0.025)
-    raise AssertionError(f"timed out waiting for {what}")
+    return demo_user(tmp_path, monkeypatch)
 
 
 async def _type(pilot: Pilot[None], keys: list[str], cps: float, seed: int) -> list[str]:
@@ -68,9 +55,9 @@ async def _type(pilot: Pilot[None], keys: list[str], cps: float, seed: int) -> l
         _key(app, key)
         await pilot.pause()
         if key == "ctrl+o":  # the list is there before the next key (real time, not the app's)
-            await _wait(pilot, lambda: len(getattr(_browser(app), "shown", ())) >= 3, "3 rows")
+            await wait_for(pilot, lambda: len(getattr(_browser(app), "shown", ())) >= 3, "3 rows")
         if key == "down":
-            await _wait(pilot, lambda: isinstance(app.focused, DataTable), "↓ in the table")
+            await wait_for(pilot, lambda: isinstance(app.focused, DataTable), "↓ in the table")
         browser = _browser(app)
         if browser is not None:
             said.append(str(browser.query_one(Question).render()))
@@ -135,7 +122,7 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
     async with TuiAgentApp(options, clock=ManualClock()).run_test(size=(140, 40)) as pilot:
         app = pilot.app
         assert isinstance(app, TuiAgentApp)
-        await _wait(pilot, lambda: app.host is not None, "the app to boot")
+        await wait_for(pilot, lambda: app.host is not None, "the app to boot")
         opened = current_session_id(app)
         # Typing in the message box, Ctrl+O, and typing on: into the search field, or after ↓ ↓
         # into the table on the target's row, or after ↓ ↓ f into the fork picker.
@@ -158,7 +145,7 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
             await _pause(pilot)
             assert browser.guard.armed()
             await pilot.press("y")
-            await _wait(pilot, lambda: target not in _sessions(), "the delete")
+            await wait_for(pilot, lambda: target not in _sessions(), "the delete")
         elif where == "fork":
             picker = app.screen
             assert isinstance(picker, ForkPicker)
@@ -166,11 +153,11 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
             await _pause(pilot)
             assert picker.guard.armed()
             await pilot.press("enter")
-            await _wait(pilot, lambda: len(_sessions() - before - {opened}) == 1, "the fork")
+            await wait_for(pilot, lambda: len(_sessions() - before - {opened}) == 1, "the fork")
         else:
             assert browser.highlighted() == target  # Enter would have resumed it
             assert not browser.guard.armed()
             await _pause(pilot)
             assert browser.guard.armed()
             await pilot.press("enter")
-            await _wait(pilot, lambda: current_session_id(app) == target, "the switch")
+            await wait_for(pilot, lambda: current_session_id(app) == target, "the switch")

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from ..support.tmux import wait_shown
+
 TMUX = shutil.which("tmux")
 pytestmark = [
     pytest.mark.heavy,
@@ -65,12 +67,7 @@ def test_typing_across_the_prompt_in_a_terminal_decides_nothing(tmp_path: Path) 
         return tmux("capture-pane", "-p", "-t", name)
 
     def wait(text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while text not in (shown := screen()):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never shown:\n{shown}")
-            time.sleep(0.1)
-        return shown
+        return wait_shown(screen, text, timeout)
 
     try:
         wait("offline demo model")

@@ -1,0 +1,29 @@
+"""Waiting in a UI test for what the app does in its own time (a worker, a stream, a layout).
+
+A bounded poll, never a fixed pause: it returns as soon as the condition holds and fails, with
+the screen as shown, only when it never does. Time that decides something (arming, the pause in
+typing) is not waited for here: a test that needs it owns the app's clock (``clock.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+WAIT_S = 15.0  # generous: the machine is shared; a hang fails the test, never a slow pass
+
+
+async def wait_for(
+    pilot: Pilot[None], condition: Callable[[], object], what: str, timeout: float = WAIT_S
+) -> None:
+    """Poll ``condition`` until it is true; fail naming ``what`` after ``timeout`` seconds."""
+    from ..approval_prompt_app import screen_text
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}\n{screen_text(pilot.app)}")
+        await pilot.pause(0.02)
+    await pilot.pause()  # let the screen catch up with the state that was awaited
