@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Iterator
 
 import pytest
-from textual.widgets import Log
+from textual.widgets import RichLog
 
 from tests.ui_transcript_helpers import HOSTILE, WidgetApp
 from tui_agent.ui.widgets.tool_card import STATES, CardHeader, ToolCallCard, ToolCallModel
@@ -129,7 +129,7 @@ async def test_result_is_one_line_then_expands_to_a_log(clock: FakeClock) -> Non
         await pilot.pause()
         view = card.query_one(ToolResultView)
         summary = card.query_one(ResultSummary)
-        log = card.query_one(Log)
+        log = card.query_one(RichLog)
         assert "first line of the file" in str(summary.render())
         assert "(39 lines, " in str(summary.render())
         assert str(summary.render()).endswith("· Enter or click opens")
@@ -139,7 +139,7 @@ async def test_result_is_one_line_then_expands_to_a_log(clock: FakeClock) -> Non
         await pilot.pause()
         assert view.expanded
         assert log.styles.display == "block"
-        assert list(log.lines) == output.splitlines()
+        assert [strip.text for strip in log.lines] == output.splitlines()
         assert str(summary.render()).endswith("· Enter or click closes")
         summary.focus()
         await pilot.press("enter")
@@ -172,7 +172,7 @@ async def test_long_output_is_truncated_for_display_with_a_note(clock: FakeClock
         await pilot.pause()
         card.query_one(ToolResultView).toggle()
         await pilot.pause()
-        assert len(card.query_one(Log).lines) == MAX_LINES
+        assert len(card.query_one(RichLog).lines) == MAX_LINES
         screen = app.export_screenshot()
         assert "display&#160;truncated:&#160;2,000&#160;of&#160;6,000&#160;lines" in screen
 
@@ -209,3 +209,21 @@ async def test_updates_reach_a_rebuilt_card_through_the_shared_model(clock: Fake
         await pilot.pause()
         assert second.has_class("-waiting")
         assert "77 bytes" in header(second)
+
+
+async def test_an_opened_result_wraps_long_lines(clock: FakeClock) -> None:
+    """An opened output card wraps a long line (the sandbox's advice used to be cut at the
+    edge): every word of it is on screen."""
+    card = ToolCallCard(0, "call_1", "run_command")
+    app = WidgetApp(card)
+    words = " ".join(f"word{i}" for i in range(60))
+    async with app.run_test(size=(70, 30)) as pilot:
+        card.set_state("failed")
+        card.set_result(f"short\n{words} THE-END\n", True)
+        await pilot.pause()
+        card.query_one(ToolResultView).toggle()
+        await pilot.pause()
+        shown = [strip.text for strip in card.query_one(RichLog).lines]
+        assert len(shown) > 2  # the long line took several rows
+        assert all(len(row.rstrip()) <= 70 for row in shown)
+        assert "THE-END" in " ".join(shown) and "word59" in " ".join(shown)

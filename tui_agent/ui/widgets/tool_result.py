@@ -1,8 +1,8 @@
-"""A tool's result inside its card: one summary line, expandable to the output in a Log.
+"""A tool's result inside its card: one summary line, expandable to the output (wrapped).
 
 The summary line says how to open it (Enter or a click) and, once open, how to close it.
 
-The Log is only filled the first time it is opened. The display is capped (lines and
+The output is only filled in the first time it is opened. The display is capped (lines and
 characters) with a note saying so; what the model received is not affected.
 """
 
@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Log, Static
+from textual.widgets import RichLog, Static
 
 from ..sanitize import safe_text, visible
 
@@ -120,7 +120,7 @@ class ToolResultView(Vertical):
             background: $block-cursor-blurred-background;
         }
     }
-    ToolResultView > Log {
+    ToolResultView > RichLog {
         height: auto;
         max-height: 20;
         overflow: auto auto;
@@ -130,7 +130,7 @@ class ToolResultView(Vertical):
         color: $text-warning;
         display: none;
     }
-    ToolResultView.-expanded > Log,
+    ToolResultView.-expanded > RichLog,
     ToolResultView.-expanded.-truncated > .note {
         display: block;
     }
@@ -147,7 +147,8 @@ class ToolResultView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield ResultSummary()
-        yield Log(highlight=False)
+        # Long lines wrap (an advice past the edge was cut before); text only, no markup.
+        yield RichLog(wrap=True, highlight=False, markup=False, auto_scroll=False, min_width=20)
         yield Static(classes="note")
 
     def on_mount(self) -> None:
@@ -168,7 +169,7 @@ class ToolResultView(Vertical):
             return
         self._filled = True
         lines, note = display_lines(self.model.output or "")
-        self.query_one(Log).write_lines(lines, scroll_end=False)
+        self.query_one(RichLog).write(Text("\n".join(lines)), scroll_end=False)
         if note is not None:
             self.query_one(".note", Static).update(Text(note))
             self.add_class("-truncated")
