@@ -22,7 +22,7 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Log
+from textual.widgets import RichLog
 
 from tui_agent.session import SessionStore
 from tui_agent.session.records import (
@@ -197,11 +197,15 @@ async def test_tool_names_arguments_file_names_and_output(env: AppEnv) -> None:
                 ("call_R", PAYLOADS),
             ):
                 card = by_id[call_id]
+                card.query_one(ResultSummary).scroll_visible(animate=False)  # wrapped outputs
+                await pilot.pause()  # of the cards above may have pushed it down
                 await pilot.click(card.query_one(ResultSummary))
                 await wait_for(pilot, is_expanded(card), "the output to open")
-                assert missing(region_text(app, card.query_one(Log)), want) == [], call_id
+                assert missing(region_text(app, card.query_one(RichLog)), want) == [], call_id
                 if call_id == "call_N":
-                    await assert_clicks_do_nothing(pilot, card.query_one(Log), ("QUITNOW",))
+                    await assert_clicks_do_nothing(pilot, card.query_one(RichLog), ("QUITNOW",))
+                card.query_one(ResultSummary).scroll_visible(animate=False)
+                await pilot.pause()
                 await pilot.click(card.query_one(ResultSummary))  # closed again
             # The hostile name in the card header; raw ESC in invalid arguments in its summary.
             assert shown(evil) in region_text(app, by_id["call_X"])
@@ -339,7 +343,7 @@ async def test_replayed_session(tmp_path: Path) -> None:
         card = next(c for c in app.query(ToolCallCard) if c.model.call_id == "call_C")
         await pilot.click(card.query_one(ResultSummary))
         await wait_for(pilot, lambda: card.model.expanded, "the output to open")
-        assert missing(region_text(app, card.query_one(Log)), PAYLOADS) == []
+        assert missing(region_text(app, card.query_one(RichLog)), PAYLOADS) == []
         cut = app.query(AssistantMessage).last()
         assert missing(region_text(app, cut), PAYLOADS) == []  # the error that cut the turn
         await assert_clicks_do_nothing(pilot, answer)
