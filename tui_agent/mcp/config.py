@@ -13,14 +13,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from .errors import McpConfigError as McpConfigError  # where callers have always found it
+
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 Transport = Literal["stdio", "http"]
-
-
-class McpConfigError(ValueError):
-    """A server's declaration cannot be used; the message names the server and the fault."""
 
 
 class McpServerConfig(BaseModel):

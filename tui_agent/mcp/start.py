@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..session.paths import config_dir
-from .config import McpConfigError
+from .errors import McpConfigError
 
 # Lists of folders a program loads code from.
 SEARCH_PATHS = (

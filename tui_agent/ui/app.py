@@ -187,8 +187,12 @@ class TuiAgentApp(SafeApp):
         for notice in host.notices:
             transcript.add_notice(notice.text, notice.level)
         from .mcp_view import attach_mcp
+        from .workspace_trust import ask_workspace_trust
 
         attach_mcp(self, host)
+        # What the workspace brings that is not trusted: asked once per app (a switch to another
+        # session does not ask again).
+        ask_workspace_trust(self, host)
         from .context_view import attach_context, show_conversation
 
         attach_context(self, host)

@@ -17,19 +17,13 @@ if TYPE_CHECKING:
     from ..wiring.host import SessionHost
 
 
-def attach_mcp(app: Any, host: SessionHost, *, ask_trust: bool = True) -> None:
+def attach_mcp(app: Any, host: SessionHost) -> None:
     """Show the host's servers (started already): their notices, and "MCP n/m ready" (nothing
-    when it has none); with ``ask_trust``, ask about what the workspace brings that is not trusted
-    (``workspace_trust``: once per app; a switch to another session does not ask again)."""
+    when it has none)."""
     if host.mcp is not None:
         _watch(app, host.mcp)
     else:
         app.query_one(StatusBar).mcp = ""
-    if not ask_trust:
-        return
-    from .workspace_trust import ask_workspace_trust
-
-    ask_workspace_trust(app, host)
 
 
 def start_workspace_servers(app: Any, host: SessionHost, declared: WorkspaceServers) -> None:

@@ -95,7 +95,7 @@ async def install_host(
         transcript.add_notice(notice, "info")
     from .mcp_view import attach_mcp
 
-    attach_mcp(app, host, ask_trust=False)  # the new session's servers: notices, "MCP n/m"
+    attach_mcp(app, host)  # the new session's servers: notices, "MCP n/m"
     from .context_view import attach_context, show_conversation
 
     attach_context(app, host)
