@@ -79,16 +79,26 @@ def _last_line(text: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("args", "config", "expected"),
+    ("args", "config", "expected", "before_screen"),
     [
-        (["-r", "nosuchid"], None, "tui-agent: no session 'nosuchid'"),
-        (["--profile", "nosuch"], None, "tui-agent: no profile named 'nosuch'"),
-        ([], "[settings]\nidel_timeout = 3\n", "did you mean idle_timeout?"),
+        (["-r", "nosuchid"], None, "tui-agent: no session 'nosuchid'", True),
+        (["--profile", "nosuch"], None, "tui-agent: no profile named 'nosuch'", True),
+        ([], "[settings]\nidel_timeout = 3\n", "did you mean idle_timeout?", False),
+        (["--profile", "nosuch"], '[profiles.fast]\nprotocol = "anthropic"\n', "fast, demo", True),
+        (["--profile", "fast"], "[profiles\nfast", "is not valid TOML", True),
+        (["-r", "./nowhere.jsonl"], None, "no session file at ./nowhere.jsonl", True),
     ],
-    ids=["unknown-session", "unknown-profile", "config-typo"],
+    ids=[
+        "unknown-session",
+        "unknown-profile",
+        "config-typo",
+        "unknown-profile-listed",
+        "not-toml",
+        "no-session-file",
+    ],
 )
 def test_error_before_work_exits_1_with_one_line(
-    tmp_path: Path, args: list[str], config: str | None, expected: str
+    tmp_path: Path, args: list[str], config: str | None, expected: str, before_screen: bool
 ) -> None:
     if config is not None:
         folder = tmp_path / "config" / "tui-agent"
@@ -99,31 +109,8 @@ def test_error_before_work_exits_1_with_one_line(
     line = _last_line(out)
     assert line.startswith("tui-agent: ") and expected in line, line
     assert "Traceback" not in out
-    if config is None:  # found before the screen: the terminal never switched to the app
+    if before_screen:  # found without the screen: the terminal never switched to the app
         assert "\x1b[?1049h" not in out
-
-
-@pytest.mark.parametrize(
-    ("args", "config", "expected"),
-    [
-        (["--profile", "nosuch"], '[profiles.fast]\nprotocol = "anthropic"\n', "fast, demo"),
-        (["--profile", "fast"], "[profiles\nfast", "is not valid TOML"),
-        (["-r", "./nowhere.jsonl"], None, "no session file at ./nowhere.jsonl"),
-    ],
-    ids=["unknown-profile-listed", "not-toml", "no-session-file"],
-)
-def test_more_errors_before_the_screen(
-    tmp_path: Path, args: list[str], config: str | None, expected: str
-) -> None:
-    if config is not None:
-        folder = tmp_path / "config" / "tui-agent"
-        folder.mkdir(parents=True)
-        (folder / "config.toml").write_text(config)
-    code, out = _run_in_terminal(args, tmp_path)
-    assert code == 1, out[-500:]
-    line = _last_line(out)
-    assert line.startswith("tui-agent: ") and expected in line, line
-    assert "\x1b[?1049h" not in out
 
 
 def test_an_unknown_theme_is_an_error_before_the_screen(tmp_path: Path) -> None:
