@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),  # settings and profiles, built of the models below
     ("agent",),  # the loop and a round of calls
     ("wiring",),  # builds a session's host: config, demo, logs, tools, writer, the Agent
-    ("replay", "serve"),  # a saved session played back; the app behind a web server
+    ("replay", "serve", "export"),  # a session played back; the app on the web; exported
     ("commands",),  # the headless subcommands: run, sessions, export, replay --headless...
     ("ui",),  # the Textual app: the only package that imports textual
     ("cli",),  # the entry point: parses the command line, starts a command or an app

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from tui_agent.commands.export_markdown import render_markdown
+from tui_agent.export.markdown import render_markdown
 from tui_agent.session import SessionStore
 from tui_agent.session.records import (
     AssistantRecord,

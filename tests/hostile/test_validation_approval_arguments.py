@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tui_agent.agent.events import CallDecided, CallInvalid, LoopEnded, ToolStarted
 from tui_agent.approval import ApprovalMode
-from tui_agent.commands.export_markdown import render_markdown
+from tui_agent.export.markdown import render_markdown
 from tui_agent.replay.script import ReplayScript
 from tui_agent.replay.text_transcript import call_line, transcript_text
 from tui_agent.session.records import DecisionRecord, ToolStartRecord

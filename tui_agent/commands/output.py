@@ -1,11 +1,9 @@
-"""What the session commands share: one-line errors, safe output and the redactor.
+"""What the session commands share: one-line errors and safe output.
 
 - An error is one line on stderr, ``tui-agent <command>: <what went wrong>``, and exit 1.
 - Text bound for a terminal has every control, format and invisible character made visible
   (``text.sanitize``, the one sanitizer), so a hostile title cannot drive the terminal.
-- The redactor for what is exported knows the key shapes and the values of every variable that
-  holds (or looks like it holds) a key: records are redacted when written; this is the second
-  line of defence.
+- What is exported goes through ``export/redactor.py`` (below both front ends).
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ import contextlib
 import os
 import sys
 
-from ..session import Redactor
 from .exit_status import EXIT_USAGE
 
 
@@ -58,19 +55,3 @@ def started_as(argv0: str | None = None) -> str:
     if given == "tui-agent" and on_path is not None:
         return "tui-agent"
     return shlex.quote(given)
-
-
-def export_redactor(environ: dict[str, str] | None = None) -> Redactor:
-    """Key shapes, plus the values of the variables keys come from.
-
-    Those are the protocols' default variables, the ``api_key_env`` of every profile in
-    config.toml (when it loads) and any variable whose name looks secret.
-    """
-    from ..config import ConfigError, load_config
-    from ..config.secrets import key_values
-
-    try:
-        config = load_config()
-    except (ConfigError, OSError):
-        config = None  # a broken config must not stop an export; the shapes still apply
-    return Redactor(key_values(config, environ))

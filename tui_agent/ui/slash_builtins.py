@@ -164,9 +164,9 @@ def _fork(app: Any, arguments: str) -> None:
 
 
 async def _export(app: Any, arguments: str) -> None:
-    from ..commands.export import write_private
-    from ..commands.export_markdown import render_markdown
-    from ..commands.output import export_redactor
+    from ..export.files import write_private
+    from ..export.markdown import render_markdown
+    from ..export.redactor import export_redactor
     from ..session import SessionError, redact_session
     from .session_switch import current_session_id
 
