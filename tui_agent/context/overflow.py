@@ -32,6 +32,9 @@ _LIMITS = (
     re.compile(r"maximum number of tokens allowed \((\d[\d,]*)\)"),
     re.compile(r"maximum model length (?:of|is) (\d[\d,]*)"),
     re.compile(r"context (?:length|size|window) (?:of|is) (\d[\d,]*)"),
+    re.compile(
+        r"context size \((\d[\d,]*) tokens?\)"
+    ),  # llama.cpp: available context size (N tokens)
     re.compile(r"n_ctx\D{0,4}(\d+)"),
 )
 

@@ -43,7 +43,13 @@ def _message_from_body(body: bytes) -> str:
         error = payload.get("error", payload)
         if isinstance(error, dict):
             message = error.get("message") or error.get("type") or error.get("status")
-            return str(message) if message else ""
+            text = str(message) if message else ""
+            # llama.cpp names its window beside the message (on every endpoint it serves):
+            # kept in the line, so the overflow's limit can be read from it.
+            window = error.get("n_ctx", payload.get("n_ctx"))
+            if isinstance(window, int) and not isinstance(window, bool) and "n_ctx" not in text:
+                text = f"{text} (n_ctx {window})" if text else f"n_ctx {window}"
+            return text
         if isinstance(error, str):
             return error
     return ""
