@@ -92,14 +92,16 @@ class ContextKeeper:
     def size(self) -> int | None:
         return self.window.size
 
-    def adopt_window(self, size: int | None, source: WindowSource) -> bool:
+    def adopt_window(
+        self, size: int | None, source: WindowSource, where: str | None = None
+    ) -> bool:
         """Use ``size`` unless a better-founded one is known, or it is no sane window (logged);
-        True when it changed."""
+        True when it changed. ``where`` says what answered (shown by /context)."""
         if sane_window(size, f"the {source}") is None:
             return False
         if _PRIORITY[source] < _PRIORITY[self.window.source] or size == self.window.size:
             return False
-        self.window = ContextWindow(size, source)
+        self.window = ContextWindow(size, source, where)
         return True
 
     # -- what is sent, and how much it is -------------------------------------------------
@@ -181,7 +183,7 @@ class ContextKeeper:
             return None
         limit = overflow_limit(turn.error)
         if limit:
-            self.adopt_window(limit, "error")
+            self.adopt_window(limit, "error", "the limit its overflow error named")
         return ContextOverflow(overflow_words(turn.error), limit)
 
     def fit(self, text: str, used: int, max_tokens: int) -> str:

@@ -21,13 +21,15 @@ def discover_window(
         return None
 
     async def ask() -> bool:
-        from ..context.discovery import ask_window
+        from ..context.discovery import Found, discover
 
-        size = None
+        found: Found | None = None
         with contextlib.suppress(Exception):  # asking is a courtesy; never a failure
-            size = await ask_window(
+            found = await discover(
                 client, profile.protocol, profile.base_url or "", profile.model, profile.api_key
             )
-        return agent.context.adopt_window(size, "server") if size else False
+        if found is None:
+            return False
+        return agent.context.adopt_window(found.size, "server", found.where)
 
     return asyncio.ensure_future(ask())

@@ -1,32 +1,47 @@
-"""Asking the server how large the model's window is, where the protocol lets us.
+"""Asking the server how large the model's window is, the same way whatever protocol the
+profile speaks (a llama.cpp server behind an Anthropic profile is the same server as behind a
+Chat Completions one).
 
-- OpenAI-compatible servers: ``GET {base_url}/models``, the entry of this model, when it
-  carries a length (``context_length`` from OpenRouter and others, vLLM's ``max_model_len``,
-  LM Studio's ``max_context_length``); then llama.cpp's ``GET /props`` (the context it runs
-  with, ``n_ctx``); then Ollama's ``POST /api/show`` (``num_ctx`` if set, else the model's
-  ``*.context_length``).
-- Gemini: ``GET /v1beta/models/{model}``, ``inputTokenLimit``.
-- Anthropic publishes no window in its API: the built-in table answers.
+1. The protocol's own model list: Chat Completions and Responses ``GET {base_url}/models``,
+   Anthropic ``GET {base_url}/v1/models``, the entry of this model when it carries a length
+   (``context_length`` from OpenRouter and others, vLLM's ``max_model_len``, LM Studio's
+   ``max_context_length``); Gemini ``GET /v1beta/models/{model}``, ``inputTokenLimit``.
+2. Unless the profile points at the protocol's own vendor: llama.cpp's ``GET /props`` (the
+   context it runs with, ``n_ctx``), Ollama's ``POST /api/show`` (``num_ctx`` if set, else the
+   model's ``*.context_length``), and last the OpenAI-style ``GET /v1/models`` entry's
+   ``meta`` (llama.cpp: ``n_ctx``, else the length it was trained for, ``n_ctx_train``).
 
-Every question has a short timeout and any failure means "not known here"; the caller runs
-this in the background, so it never delays the first screen or the first turn. A number is
-believed only as a whole count of tokens inside a sane range (``window.sane_window``); any
-other (0, 1, 10^400, a string) is ignored with a log line.
+What answered is kept beside the number (``Found.where``), so the person can be shown where
+the window came from. Every question has a short timeout and any failure means "not known
+here"; the caller runs this in the background, so it never delays the first screen or the
+first turn. A number is believed only as a whole count of tokens inside a sane range
+(``window.sane_window``); any other (0, 1, 10^400, a string) is ignored with a log line.
 """
 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
 
+from ..providers.registry import PROTOCOLS
 from .window import sane_window
 
 TIMEOUT_S = 4.0
 _MODEL_KEYS = ("context_length", "max_model_len", "max_context_length", "context_window")
 _MAX_DIGITS = 12  # a count written with more digits is no window (and int() of 5,000 raises)
+_ANTHROPIC_VERSION = "2023-06-01"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A window a server reported, and which question it answered."""
+
+    size: int
+    where: str
 
 
 def _root(base_url: str) -> str:
@@ -47,19 +62,43 @@ async def _get_json(
     return None
 
 
-def from_model_list(payload: Any, model: str) -> int | None:
-    """The length the ``/models`` entry of ``model`` carries (top level or under ``meta``)."""
+def _entries(payload: Any) -> list[dict[str, Any]]:
     entries = payload.get("data") if isinstance(payload, dict) else payload
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict) or entry.get("id") != model:
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def from_model_list(payload: Any, model: str) -> int | None:
+    """The length the ``/models`` entry of ``model`` carries at its top level."""
+    found = _from_model_list(payload, model, "GET /models")
+    return found.size if found else None
+
+
+def _from_model_list(payload: Any, model: str, asked: str) -> Found | None:
+    for entry in _entries(payload):
+        if entry.get("id") != model:
             continue
         for key in _MODEL_KEYS:
-            if found := sane_window(entry.get(key), f"GET /models ({key})"):
-                return found
+            where = f"{asked} ({key})"
+            if found := sane_window(entry.get(key), where):
+                return Found(found, where)
         top = entry.get("top_provider")
-        where = "GET /models (top_provider.context_length)"
+        where = f"{asked} (top_provider.context_length)"
         if isinstance(top, dict) and (found := sane_window(top.get("context_length"), where)):
-            return found
+            return Found(found, where)
+    return None
+
+
+def _from_model_meta(payload: Any, model: str) -> Found | None:
+    """llama.cpp's ``/v1/models`` ``meta`` of this model's entry (or of the only entry: its id
+    is the file the server loaded, whatever name the profile gives the model)."""
+    entries = _entries(payload)
+    chosen = [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
+    for entry in chosen:
+        meta = entry.get("meta")
+        for key in ("n_ctx", "n_ctx_train"):
+            where = f"GET /v1/models (meta.{key})"
+            if isinstance(meta, dict) and (found := sane_window(meta.get(key), where)):
+                return Found(found, where)
     return None
 
 
@@ -94,28 +133,64 @@ def from_ollama_show(payload: Any) -> int | None:
     return None
 
 
+def _headers(protocol: str, api_key: str | None) -> dict[str, str]:
+    """The key as the protocol sends it (the same server is asked, so the same key goes)."""
+    if protocol.startswith("gemini"):
+        return {"x-goog-api-key": api_key} if api_key else {}
+    if protocol == "anthropic":
+        return {"anthropic-version": _ANTHROPIC_VERSION} | (
+            {"x-api-key": api_key} if api_key else {}
+        )
+    return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def _vendor(protocol: str, base_url: str) -> bool:
+    """True when ``base_url`` is the protocol's own vendor (no llama.cpp or Ollama there)."""
+    spec = PROTOCOLS.get(protocol)
+    if spec is None:
+        return False
+    official, given = urlsplit(spec.base_url), urlsplit(base_url)
+    return given.scheme == official.scheme and given.hostname == official.hostname
+
+
 async def ask_window(
     client: httpx.AsyncClient, protocol: str, base_url: str, model: str, api_key: str | None
 ) -> int | None:
     """The window the server reports for ``model``, or None."""
-    if protocol in ("gemini", "gemini-interactions"):
-        headers = {"x-goog-api-key": api_key} if api_key else {}
+    found = await discover(client, protocol, base_url, model, api_key)
+    return found.size if found else None
+
+
+async def discover(
+    client: httpx.AsyncClient, protocol: str, base_url: str, model: str, api_key: str | None
+) -> Found | None:
+    """The window the server reports for ``model`` and where it said so, or None."""
+    headers = _headers(protocol, api_key)
+    base = base_url.rstrip("/")
+    root = _root(base)
+    listed: Any = None
+    if protocol.startswith("gemini"):
         name = model if model.startswith("models/") else f"models/{model}"
-        payload = await _get_json(
-            client, "GET", f"{base_url}/v1beta/{quote(name, safe='/')}", headers
-        )
-        if not isinstance(payload, dict):
-            return None
-        return sane_window(payload.get("inputTokenLimit"), "GET /v1beta/models (inputTokenLimit)")
-    if not protocol.startswith("openai"):
+        payload = await _get_json(client, "GET", f"{base}/v1beta/{quote(name, safe='/')}", headers)
+        where = "GET /v1beta/models (inputTokenLimit)"
+        if isinstance(payload, dict) and (
+            size := sane_window(payload.get("inputTokenLimit"), where)
+        ):
+            return Found(size, where)
+    else:
+        models = f"{base}/models" if protocol.startswith("openai") else f"{root}/v1/models"
+        asked = "GET /models" if protocol.startswith("openai") else "GET /v1/models"
+        listed = await _get_json(client, "GET", models, headers)
+        if found := _from_model_list(listed, model, asked):
+            return found
+    if _vendor(protocol, base):
         return None
-    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-    found = from_model_list(await _get_json(client, "GET", f"{base_url}/models", headers), model)
-    if found:
-        return found
-    root = _root(base_url)
-    found = from_llama_props(await _get_json(client, "GET", f"{root}/props", headers))
-    if found:
-        return found
+    props = from_llama_props(await _get_json(client, "GET", f"{root}/props", headers))
+    if props:
+        return Found(props, "llama.cpp's GET /props (n_ctx)")
     show = await _get_json(client, "POST", f"{root}/api/show", headers, {"model": model})
-    return from_ollama_show(show)
+    if shown := from_ollama_show(show):
+        return Found(shown, "Ollama's POST /api/show")
+    if listed is None:
+        listed = await _get_json(client, "GET", f"{root}/v1/models", headers)
+    return _from_model_meta(listed, model)

@@ -47,10 +47,25 @@ _KNOWN: tuple[tuple[str, int], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class ContextWindow:
-    """How many tokens the model takes (None: unknown) and where that came from."""
+    """How many tokens the model takes (None: unknown) and where that came from: ``source``
+    the kind, ``where`` (when known) what answered, e.g. "llama.cpp's GET /props (n_ctx)"."""
 
     size: int | None = None
     source: WindowSource | None = None
+    where: str | None = None
+
+    def described(self) -> str:
+        """``2,048 tokens, from the server (llama.cpp's GET /props (n_ctx))``, for /context."""
+        if not self.size:
+            return "unknown (no context_window set, the server did not say, no table entry)"
+        kind = {
+            "profile": "set in the configuration (context_window)",
+            "server": "from the server",
+            "table": "from the built-in table of known models (the server did not say)",
+            "error": "named by the server's overflow error",
+        }.get(self.source or "", "")
+        where = f" ({self.where})" if self.where else ""
+        return f"{self.size:,} tokens, {kind}{where}"
 
 
 def sane_window(value: object, origin: str) -> int | None:

@@ -45,9 +45,28 @@ def show_count(app: RouterApp, used: int | None = None) -> None:
     except NoMatches:  # an event handled while the app closes: no status line to show it on
         return
     status.context = context_line(used, agent.context.size)
+    status.tooltip = f"context window: {agent.context.window.described()}"
     status.context_warning = over_threshold(
         used, agent.context.size, agent.context.settings.compact_at
     )
+
+
+def context_report(app: RouterApp) -> str:
+    """/context: how full the window is, how large it is and where that figure came from."""
+    if app.host is None:
+        return "still starting: the context is not known yet"
+    agent = app.host.agent
+    keeper = agent.context
+    used = agent.context_used()
+    share = f" ({round(100 * used / keeper.size)}%)" if keeper.size else ""
+    lines = [
+        f"context: about {used:,} tokens in the next request{share}",
+        f"window: {keeper.window.described()}",
+    ]
+    if keeper.size and keeper.settings.compact_at > 0:
+        limit = int(keeper.settings.compact_at * keeper.size)
+        lines.append(f"compacts by itself past {limit:,} tokens (compact_at)")
+    return "\n".join(lines)
 
 
 def attach_context(app: TuiAgentApp, host: SessionHost) -> None:

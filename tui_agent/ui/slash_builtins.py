@@ -117,6 +117,13 @@ def _compact(app: Any, arguments: str) -> None:
     compact(app, arguments)
 
 
+def _context(app: Any, arguments: str) -> None:
+    from .context_view import context_report
+    from .widgets.transcript import Transcript
+
+    app.query_one(Transcript).add_notice(context_report(app), "info")
+
+
 def _rewind(app: Any, arguments: str) -> None:
     from .rewind_action import open_rewind
 
@@ -239,6 +246,9 @@ BUILTINS: list[SlashCommand] = [
         "summarize the older conversation; TEXT says what to keep",
         _compact,
         usage="[TEXT]",
+    ),
+    SlashCommand(
+        "context", "how full the context window is, its size and where it came from", _context
     ),
     SlashCommand("retry", "send the unanswered message again (Ctrl+R)", _plain("retry")),
     SlashCommand(
