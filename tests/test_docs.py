@@ -27,8 +27,8 @@ from textual.app import App
 
 from tui_agent.config.model import ApprovalConfig, Config, Profile, Settings
 from tui_agent.mcp.config import McpServerConfig
+from tui_agent.ui.actions import all_commands
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.slash_commands import all_commands
 from tui_agent.wiring.host_options import HostOptions
 
 from .ui_app_helpers import SIZE, AppEnv, wait_for

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from tui_agent.ui.actions import Action, add_action
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.slash_commands import register, unregister
 from tui_agent.ui.template_trust import TemplateTrustScreen
 from tui_agent.ui.widgets.completion_list import CompletionList
 from tui_agent.ui.widgets.prompt_input import PromptInput
@@ -164,17 +164,16 @@ async def test_unknown_command_is_refused_and_not_sent(env: AppEnv) -> None:
             assert server.requests == []
 
 
-async def test_registered_command_runs(env: AppEnv) -> None:
+async def test_an_added_command_runs(env: AppEnv) -> None:
+    """actions.add_action: the one call that adds a command from elsewhere, to this app only."""
     seen: list[str] = []
-    register("plan-test", "a command registered from elsewhere", lambda app, a: seen.append(a))
-    try:
-        with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
-            async with running(server, env) as (_, pilot):
-                await send(pilot, "/plan-test carefully")
-                await wait_for(pilot, lambda: seen == ["carefully"], "the command")
-            assert server.requests == []
-    finally:
-        unregister("plan-test")
+    added = Action("plan-test", "a command added from elsewhere", lambda app, a: seen.append(a))
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        async with running(server, env) as (app, pilot):
+            add_action(app, added)
+            await send(pilot, "/plan-test carefully")
+            await wait_for(pilot, lambda: seen == ["carefully"], "the command")
+        assert server.requests == []
 
 
 async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: AppEnv) -> None:
@@ -222,8 +221,8 @@ async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: 
 
 def test_the_mode_command_names_every_mode() -> None:
     """/help's line for /mode lists every mode F3 cycles through (plan was left out)."""
+    from tui_agent.ui.actions import BY_NAME
     from tui_agent.ui.approval_mode import MODES
-    from tui_agent.ui.slash_builtins import BUILTINS
 
-    (mode,) = [command for command in BUILTINS if command.name == "mode"]
-    assert all(name in mode.description for name in MODES), mode.description
+    mode = BY_NAME["mode"]
+    assert all(name in mode.help for name in MODES), mode.help

@@ -334,7 +334,7 @@ async def test_typing_after_closing_the_session_browser_decides_nothing(env: App
         )
         async with running(server, env, clock=ManualClock()) as (app, pilot):
             await _start(app, server)
-            app.action_browse_sessions()
+            app.action_act("sessions")
             await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser), "the browser")
             server.release()
             await _shown_prompt(pilot)

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TextArea
 
 from ..wiring.host_options import HostOptions
+from .actions import Action, key_bindings, palette_entries, perform_named, run_slash
 from .arming import Clock, KeyClock
 from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
@@ -41,26 +42,7 @@ class TuiAgentApp(SafeApp):
     # Small terminals (app.tcss): the calls panel collapses when narrow, frames go when short.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-medium"), (100, "-wide")]  # noqa: RUF012  (Textual's type)
     VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]  # noqa: RUF012
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("escape", "stop", "Stop", show=True),
-        # Not priority: a selection (message box, screen) is copied first; see interrupt.py.
-        Binding("ctrl+c", "interrupt", "Stop", show=False),
-        Binding("alt+up", "focus_queue", "Queued", show=False),
-        Binding("f2", "toggle_calls", "Calls"),
-        Binding("f3", "cycle_mode", "Approval mode"),
-        Binding("ctrl+r", "retry", "Retry"),
-        # priority: the message box (a TextArea) has focus nearly always and binds ctrl+y to redo.
-        Binding("ctrl+y", "copy_answer", "Copy answer", priority=True),
-        Binding("ctrl+k", "copy_code", "Copy code", show=False, priority=True),
-        Binding("ctrl+o", "browse_sessions", "Sessions"),
-        Binding("f4", "approval_rules", "Auto-approved"),
-        Binding("f8", "compact_retry", "Compact", show=False),
-        Binding("f5", "rewind", "Rewind", show=False),
-        Binding("f6", "rerun_unconfined", "Re-run unconfined", show=False, priority=True),
-        Binding("ctrl+g", "external_editor", "Editor", show=False),
-        Binding("alt+r", "search_history", "History", show=False, priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*key_bindings()]  # the actions' table
 
     def __init__(
         self,
@@ -81,6 +63,7 @@ class TuiAgentApp(SafeApp):
         self._debug = debug
         # Set when the configuration, the profile or the session to resume cannot be used.
         self.startup_error: str | None = None
+        self.added_actions: dict[str, Action] = {}  # actions.add_action
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -156,7 +139,6 @@ class TuiAgentApp(SafeApp):
         from ..logs import setup_logging
         from ..session import SessionError
         from ..wiring.host import open_host
-        from . import plan_view  # noqa: F401  (registers /plan)
         from .approver import UIApprover
         from .event_router import EventRouter
         from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
@@ -220,8 +202,6 @@ class TuiAgentApp(SafeApp):
 
         if queued(self, message.text):  # the agent is busy: sent when it waits for you
             return
-        from .slash_commands import run_slash
-
         text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:
             return
@@ -267,45 +247,6 @@ class TuiAgentApp(SafeApp):
                 self.router.stopping = True
             self.host.agent.cancel()
 
-    def action_focus_queue(self) -> None:
-        """Alt+Up: to the messages queued while the agent works (edit, remove)."""
-        from .message_queue import focus_queue
-
-        focus_queue(self)
-
-    def action_interrupt(self) -> None:
-        """Ctrl+C with nothing selected: stop the work, clear the box, or (twice) quit."""
-        from .interrupt import interrupt
-
-        interrupt(self)
-
-    def action_external_editor(self) -> None:
-        """Ctrl+G: edit the message in $VISUAL or $EDITOR."""
-        from .prompt_keys import edit_in_editor
-
-        edit_in_editor(self)
-
-    def action_search_history(self) -> None:
-        """Alt+R: search your earlier messages of this workspace."""
-        from .prompt_keys import search_history
-
-        search_history(self)
-
-    def action_retry(self) -> None:
-        if self.host is None or self.busy:
-            return
-        if self.host.agent.pending_user_message() is None:
-            self.notify("nothing to retry")
-            return
-        self.query_one(Transcript).add_notice("↻ retry: your last message is sent again", "info")
-        self._drive(self.host.agent.retry())
-
-    def action_compact_retry(self) -> None:
-        """F8: compact the conversation, then send the unanswered message again (if any)."""
-        from .context_view import compact
-
-        compact(self, then_retry=True)
-
     def withdraw_into_prompt(self) -> None:
         """After Esc mid-stream: the user's message leaves history and goes back to the input."""
         if self.host is None:
@@ -318,61 +259,11 @@ class TuiAgentApp(SafeApp):
 
     # -- other actions ----------------------------------------------------------------------
 
-    def action_toggle_calls(self) -> None:
-        panel = self.query_one(SidePanel)
-        panel.display = not panel.display
-
-    def action_cycle_mode(self) -> None:
-        from .approval_mode import cycle_mode
-
-        cycle_mode(self)
-
     def set_approval_mode(self, mode: str, *, confirmed: bool = False) -> None:
         """Switch the approval mode; entering AUTO-ALL asks first (see approval_mode)."""
         from .approval_mode import set_approval_mode
 
         set_approval_mode(self, mode, confirmed=confirmed)
-
-    # What is copied is what was shown: control characters (an ESC[201~ would end a shell's
-    # bracketed paste and run what follows), bidi controls and hidden characters arrive in the
-    # clipboard as the same visible escapes the screen shows, never as themselves.
-
-    def action_copy_answer(self) -> None:
-        from .sanitize import markdown_safe
-
-        text = self.router.last_answer() if self.router is not None else ""
-        if text:
-            self.copy_to_clipboard(markdown_safe(text))
-            self.notify("last answer copied")
-
-    def action_copy_code(self) -> None:
-        from .code_blocks import last_code_block
-        from .sanitize import markdown_safe
-
-        block = last_code_block(self.router.last_answer() if self.router is not None else "")
-        if block is None:
-            self.notify("the last answer has no code block")
-            return
-        self.copy_to_clipboard(markdown_safe(block))
-        self.notify("last code block copied")
-
-    def action_approval_rules(self) -> None:
-        from .screens.approval_rules import ApprovalRulesScreen
-
-        if self.host is not None and not isinstance(self.screen, ApprovalRulesScreen):
-            self.push_screen(ApprovalRulesScreen(self.host))
-
-    def action_choose_model(self) -> None:
-        from .screens.model_input import ModelInput
-
-        if self.host is None:
-            return
-
-        def chosen(model: str | None) -> None:
-            if model:
-                self.switch_profile(None, model)
-
-        self.push_screen(ModelInput(self.host.profile.model), chosen)
 
     @work(exclusive=True, group="profile")
     async def switch_profile(self, name: str | None, model: str | None = None) -> None:
@@ -398,28 +289,10 @@ class TuiAgentApp(SafeApp):
 
         attach_context(self, self.host)  # another model: another window
 
-    def action_rewind(self) -> None:
-        """F5: rewind files and/or conversation to before one of your messages."""
-        from .rewind_action import open_rewind
-
-        open_rewind(self)
-
     def on_user_message_rewind_requested(self, message: Any) -> None:
         from .rewind_action import open_rewind
 
         open_rewind(self, message.text)
-
-    def action_rerun_unconfined(self) -> None:
-        """F6: re-run the command the sandbox blocked, unconfined, after a new approval."""
-        from .sandbox_view import rerun_blocked
-
-        rerun_blocked(self)
-
-    def action_browse_sessions(self) -> None:
-        from .screens.session_browser import SessionBrowser
-
-        if not isinstance(self.screen, SessionBrowser):
-            self.push_screen(SessionBrowser())
 
     async def switch_session(self, session_id: str) -> None:
         """Close this session and resume ``session_id`` in its place (see session_switch).
@@ -429,8 +302,10 @@ class TuiAgentApp(SafeApp):
 
         await switch_session(self, session_id)
 
-    def get_system_commands(self, screen: Screen[Any]) -> Any:
-        from .app_commands import palette_commands
+    def action_act(self, name: str) -> None:
+        """A key of the actions' table (its bindings run ``act('name')``)."""
+        perform_named(self, name)
 
-        yield from super().get_system_commands(screen)
-        yield from palette_commands(self)
+    def get_system_commands(self, screen: Screen[Any]) -> Any:
+        yield from super().get_system_commands(screen)  # Textual's own (actions.TEXTUAL_OWN)
+        yield from palette_entries(self)

@@ -1,13 +1,11 @@
 """The context window in the app: the status line's ``ctx`` count, the "compacted here"
-divider, /compact (and other slash commands typed in the message box), and compacting then
-sending again after an overflow (F8)."""
+divider, /compact, and compacting then sending again after an overflow (F8)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
-from textual.app import SystemCommand
 from textual.css.query import NoMatches
 
 from ..context.events import (
@@ -126,22 +124,10 @@ def handle_event(
         show_count(app)
 
 
-def slash_command(app: TuiAgentApp, text: str) -> str | None:
-    """The text to send, or None when ``text`` was a command: now ``slash_commands.run_slash``
-    (add a command with ``slash_commands.register``)."""
-    from .slash_commands import run_slash
-
-    return run_slash(app, text)
-
-
 def compact(app: TuiAgentApp, instructions: str = "", *, then_retry: bool = False) -> None:
     """/compact (palette, slash command); with ``then_retry`` (F8) the unanswered message is
     sent again once the compaction succeeded."""
-    if app.host is None:
-        app.notify("still starting: nothing to compact yet", severity="warning")
-        return
-    if app.busy:
-        app.notify("the agent is busy: Esc stops it, then compact", severity="warning")
+    if app.host is None:  # the actions' table waits for the session and for the agent
         return
     agent = app.host.agent
     retry = then_retry and agent.pending_user_message() is not None
@@ -158,16 +144,3 @@ async def _compact_then_retry(
     if compacted and retry:
         async for event in agent.retry():
             yield event
-
-
-def context_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
-    yield SystemCommand(
-        "Compact the conversation",
-        "Summarize the older messages for the model; the transcript keeps them (/compact)",
-        lambda: compact(app),
-    )
-    yield SystemCommand(
-        "Compact and send again",
-        f"After the context overflowed: compact, then send your message again ({COMPACT_KEY})",
-        lambda: compact(app, then_retry=True),
-    )

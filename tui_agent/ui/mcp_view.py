@@ -1,12 +1,9 @@
 """The app's side of MCP servers: their notices in the transcript, "MCP 2/3 ready" in the status
-line, the restart action of the palette, and the trust question for a workspace's .mcp.json."""
+line, and the trust question for a workspace's .mcp.json."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-
-from textual.app import SystemCommand
 
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -67,20 +64,3 @@ def _watch(app: Any, servers: McpServers) -> None:
 
     servers.listen(shown, replay=True)
     app.query_one(StatusBar).mcp = servers.summary()
-
-
-def mcp_commands(app: Any) -> Iterator[SystemCommand]:
-    """Palette entries: restart every MCP server, or one."""
-    host = getattr(app, "host", None)
-    servers = getattr(host, "mcp", None)
-    if servers is None:
-        return
-    yield SystemCommand(
-        "MCP: restart all servers", "Stop and start every MCP server", lambda: servers.restart()
-    )
-    for name in servers.connections:
-        yield SystemCommand(
-            f"MCP: restart {name}",
-            f"Stop and start the MCP server {name}",
-            lambda name=name: servers.restart(name),
-        )

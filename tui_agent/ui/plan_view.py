@@ -9,8 +9,6 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .slash_commands import register
-
 if TYPE_CHECKING:
     from .app import TuiAgentApp
 
@@ -19,8 +17,7 @@ _before: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 def toggle_plan(app: TuiAgentApp, arguments: str = "") -> None:
     """/plan: plan mode on; when it is on, back to the mode before it (AUTO-ALL asks again)."""
-    if app.host is None:
-        app.notify("still starting", severity="warning")
+    if app.host is None:  # the actions' table waits for the session
         return
     current = str(app.host.policy.mode)
     if current == "plan":
@@ -28,6 +25,3 @@ def toggle_plan(app: TuiAgentApp, arguments: str = "") -> None:
         return
     _before[app] = current
     app.set_approval_mode("plan")
-
-
-register("plan", "plan mode on or off: the model may only read, and plans", toggle_plan)

@@ -54,7 +54,7 @@ class PromptTools:
             self._closed_for = None
         if self._closed_for is not None:
             return
-        from .slash_commands import suggestions
+        from .actions import suggestions
 
         cursor = self._cursor()
         found: list[Any] = suggestions(self.app, text, cursor)

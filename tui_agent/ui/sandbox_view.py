@@ -1,15 +1,12 @@
 """The command sandbox in the app: the status line's sandbox (warning colour when commands run
-unconfined or a protection is missing), the palette's switches of the mode and the network for
+unconfined or a protection is missing), switching the mode and the network for
 this session, and "Sandbox: what is protected" (what ``tui-agent doctor`` finds, for the
 session's own policy)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
-
-from textual.app import SystemCommand
 
 from ..sandbox.policy import SandboxMode, SandboxPolicy
 from ..sandbox.protections import approval_warning, report
@@ -70,44 +67,7 @@ def protection_report(app: TuiAgentApp) -> str:
     return report(runner.context.sandbox, runner.gate.caps)
 
 
-def sandbox_commands(app: TuiAgentApp) -> Iterator[SystemCommand]:
-    runner = _runner(app)
-    if runner is None:
-        return
-    for mode in SandboxMode:
-        yield SystemCommand(
-            f"Sandbox: {mode.value}",
-            f"Run this session's commands {_WHAT[mode]}",
-            lambda mode=mode: set_sandbox(app, mode, None),
-        )
-    network = runner.context.sandbox.network
-    yield SystemCommand(
-        f"Sandbox: network {'off' if network else 'on'}",
-        "Cut confined commands off the network"
-        if network
-        else "Let confined commands reach the network",
-        lambda: set_sandbox(app, None, not network),
-    )
-    yield SystemCommand(
-        "Sandbox: re-run the blocked command unconfined",
-        "A new approval for the last command the sandbox blocked, to run once with it off (F6)",
-        lambda: rerun_blocked(app),
-    )
-    yield SystemCommand(
-        "Sandbox: what is protected",
-        "Which protections this session's commands get on this machine, and why one is missing",
-        lambda: _open_report(app),
-    )
-
-
-_WHAT = {
-    SandboxMode.WORKSPACE_WRITE: "confined: writes only in the workspace",
-    SandboxMode.READ_ONLY: "confined: no writes (a private temporary folder aside)",
-    SandboxMode.OFF: "UNCONFINED, with all your rights",
-}
-
-
-def _open_report(app: TuiAgentApp) -> None:
+def open_report(app: TuiAgentApp) -> None:
     from .screens.sandbox_report import SandboxReport
 
     app.push_screen(SandboxReport(protection_report(app)))
@@ -121,9 +81,6 @@ def rerun_blocked(app: TuiAgentApp) -> None:
 
     host = app.host
     if host is None:
-        return
-    if app.busy:
-        app.notify("the agent is busy: Esc stops it first", severity="warning")
         return
     call = blocked_call(host.agent.messages)
     if call is None:

@@ -1,0 +1,403 @@
+"""What each action of the table (``actions.py``) does, and how its arguments complete.
+
+A runner takes the app and the text after the slash command ("" from a key or the palette);
+what it returns is ignored, except that a coroutine is run in a worker. Whether the session must
+be open, or the agent idle, is said by the table and checked once, before a runner is called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .app import TuiAgentApp as Shell
+
+
+# -- completions ---------------------------------------------------------------------------
+
+
+def profiles(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    if app.host is None:
+        return
+    for name, profile in app.host.config.profiles.items():
+        yield name, f"{profile.protocol} {profile.model or ''}".strip()
+    yield "demo", "the offline demo model"
+
+
+def models(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    if app.host is None:
+        return
+    seen: set[str] = set()
+    current = app.host.profile.model
+    if current:
+        seen.add(current)
+        yield current, "in use now"
+    for name, profile in app.host.config.profiles.items():
+        if (
+            profile.model
+            and profile.model not in seen
+            and profile.protocol == app.host.profile.protocol
+        ):
+            seen.add(profile.model)
+            yield profile.model, f"of the {name} profile"
+
+
+def modes(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    from .approval_mode import MODES
+
+    descriptions = {
+        "ask": "ask before every call",
+        "plan": "only read tools: the model plans",
+        "auto-read": "approve read-only tools by themselves",
+        "auto-all": "approve every call (asks first)",
+    }
+    for mode in MODES:
+        yield mode, descriptions.get(mode, "approval mode")
+
+
+def themes(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    for name in sorted(app.available_themes):
+        yield name, "the current theme" if name == app.theme else "theme"
+
+
+def rewind_args(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    yield "undo", "put back the files the last rewind replaced"
+
+
+def sandbox_modes(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    from ..sandbox.policy import SandboxMode
+
+    for mode in SandboxMode:
+        yield mode.value, "sandbox mode"
+
+
+def network_choices(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    yield "on", "confined commands reach the network"
+    yield "off", "confined commands are cut off the network"
+
+
+def mcp_servers(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    servers = app.host.mcp if app.host is not None else None
+    for name in servers.connections if servers is not None else ():
+        yield name, "MCP server"
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def model(app: Shell, arguments: str) -> None:
+    if arguments:
+        app.switch_profile(None, arguments)
+        return
+    from .screens.model_input import ModelInput
+
+    assert app.host is not None  # the table: only once the session is open
+
+    def chosen(model: str | None) -> None:
+        if model:
+            app.switch_profile(None, model)
+
+    app.push_screen(ModelInput(app.host.profile.model), chosen)
+
+
+def profile(app: Shell, arguments: str) -> None:
+    if not arguments:
+        app.notify("which profile? /profile NAME (Tab lists them)", severity="warning")
+        return
+    app.switch_profile(arguments)
+
+
+def mode(app: Shell, arguments: str) -> None:
+    from .approval_mode import MODES, cycle_mode
+
+    if not arguments:
+        cycle_mode(app)
+    elif arguments in MODES:
+        app.set_approval_mode(arguments)
+    else:
+        app.notify(f"no approval mode {arguments!r}: {', '.join(MODES)}", markup=False)
+
+
+def compact(app: Shell, arguments: str) -> None:
+    from .context_view import compact
+
+    compact(app, arguments)
+
+
+def context(app: Shell, arguments: str) -> None:
+    from .context_view import context_report
+    from .widgets.transcript import Transcript
+
+    app.query_one(Transcript).add_notice(context_report(app), "info")
+
+
+def compact_retry(app: Shell, arguments: str) -> None:
+    """F8: compact the conversation, then send the unanswered message again (if any)."""
+    from .context_view import compact
+
+    compact(app, then_retry=True)
+
+
+def rewind(app: Shell, arguments: str) -> None:
+    from .rewind_action import open_rewind
+
+    open_rewind(app, undo=arguments == "undo")
+
+
+def theme(app: Shell, arguments: str) -> None:
+    from .themes import apply_theme
+
+    if not arguments:
+        app.action_change_theme()
+    elif not apply_theme(app, arguments):
+        app.notify(f"no theme named {arguments!r}", severity="warning", markup=False)
+
+
+def fork(app: Shell, arguments: str) -> None:
+    from .screens.fork_picker import ForkPicker
+    from .session_switch import current_session_id
+
+    host = app.host
+    session_id = current_session_id(app)
+    store = host.store if host is not None else None
+    if store is None or session_id is None:
+        return
+
+    async def fork_at(at: int) -> None:
+        from ..agent.fork import fork_session
+        from ..session import SessionError
+
+        try:
+            made, _ = await asyncio.to_thread(fork_session, store, session_id, at)
+            await app.switch_session(made.session_id)
+        except SessionError as exc:
+            app.notify(str(exc), severity="error", markup=False)
+
+    if arguments.isdigit():
+        app.run_worker(fork_at(int(arguments)), group="slash-command")
+        return
+
+    def picked(at: int | None) -> None:
+        if at:
+            app.run_worker(fork_at(at), group="slash-command")
+
+    app.push_screen(ForkPicker(session_id, store), picked)
+
+
+async def export(app: Shell, arguments: str) -> None:
+    from ..export.files import write_private
+    from ..export.markdown import render_markdown
+    from ..export.redactor import export_redactor
+    from ..session import SessionError, redact_session
+    from .session_switch import current_session_id
+
+    host = app.host
+    session_id = current_session_id(app)
+    if host is None or session_id is None or host.store is None:
+        return
+    target = Path(arguments or f"tui-agent-{session_id}.md")
+    if not target.is_absolute():
+        target = host.workspace / target
+    try:
+        loaded = await asyncio.to_thread(host.store.load, session_id)
+        redactor = export_redactor()
+        text = redactor.redact(render_markdown(redact_session(loaded, redactor)))
+        await asyncio.to_thread(write_private, target, text, force=False)
+    except FileExistsError:
+        app.notify(f"{target.name} exists: give /export another name", severity="warning")
+        return
+    except (OSError, SessionError) as exc:
+        app.notify(f"cannot export: {exc}", severity="error", markup=False)
+        return
+    app.notify(f"exported this session as Markdown to {target.name}", markup=False)
+
+
+async def new(app: Shell, arguments: str) -> None:
+    from .new_session import new_session
+
+    await new_session(app)
+
+
+def trust_templates(app: Shell, arguments: str) -> None:
+    from .template_trust import ask_trust
+
+    ask_trust(app)
+
+
+def trust_workspace(app: Shell, arguments: str) -> None:
+    from .workspace_trust import ask_workspace_trust
+
+    if app.host is not None:
+        when_none = "nothing of this workspace waits to be trusted"
+        ask_workspace_trust(app, app.host, when_none=when_none)
+
+
+def plan(app: Shell, arguments: str) -> None:
+    from .plan_view import toggle_plan
+
+    toggle_plan(app)
+
+
+def quit_app(app: Shell, arguments: str) -> object:
+    return app.action_quit()
+
+
+def stop(app: Shell, arguments: str) -> None:
+    app.action_stop()
+
+
+def interrupt(app: Shell, arguments: str) -> None:
+    """Ctrl+C with nothing selected: stop the work, clear the box, or (twice) quit."""
+    from .interrupt import interrupt
+
+    interrupt(app)
+
+
+def focus_queue(app: Shell, arguments: str) -> None:
+    """Alt+Up: to the messages queued while the agent works (edit, remove)."""
+    from .message_queue import focus_queue
+
+    focus_queue(app)
+
+
+def toggle_calls(app: Shell, arguments: str) -> None:
+    from .widgets.side_panel import SidePanel
+
+    panel = app.query_one(SidePanel)
+    panel.display = not panel.display
+
+
+def retry(app: Shell, arguments: str) -> None:
+    from .widgets.transcript import Transcript
+
+    assert app.host is not None  # the table: only once the session is open, and idle
+    if app.host.agent.pending_user_message() is None:
+        app.notify("nothing to retry")
+        return
+    app.query_one(Transcript).add_notice("↻ retry: your last message is sent again", "info")
+    app._drive(app.host.agent.retry())
+
+
+# What is copied is what was shown: control characters (an ESC[201~ would end a shell's
+# bracketed paste and run what follows), bidi controls and hidden characters arrive in the
+# clipboard as the same visible escapes the screen shows, never as themselves.
+
+
+def copy_answer(app: Shell, arguments: str) -> None:
+    from .sanitize import markdown_safe
+
+    text = app.router.last_answer() if app.router is not None else ""
+    if text:
+        app.copy_to_clipboard(markdown_safe(text))
+        app.notify("last answer copied")
+
+
+def copy_code(app: Shell, arguments: str) -> None:
+    from .code_blocks import last_code_block
+    from .sanitize import markdown_safe
+
+    block = last_code_block(app.router.last_answer() if app.router is not None else "")
+    if block is None:
+        app.notify("the last answer has no code block")
+        return
+    app.copy_to_clipboard(markdown_safe(block))
+    app.notify("last code block copied")
+
+
+def sessions(app: Shell, arguments: str) -> None:
+    from .screens.session_browser import SessionBrowser
+
+    if not isinstance(app.screen, SessionBrowser):
+        app.push_screen(SessionBrowser())
+
+
+def approval_rules(app: Shell, arguments: str) -> None:
+    from .screens.approval_rules import ApprovalRulesScreen
+
+    if app.host is not None and not isinstance(app.screen, ApprovalRulesScreen):
+        app.push_screen(ApprovalRulesScreen(app.host))
+
+
+def rerun_unconfined(app: Shell, arguments: str) -> None:
+    """F6: re-run the command the sandbox blocked, unconfined, after a new approval."""
+    from .sandbox_view import rerun_blocked
+
+    rerun_blocked(app)
+
+
+def editor(app: Shell, arguments: str) -> None:
+    """Ctrl+G: edit the message in $VISUAL or $EDITOR."""
+    from .prompt_keys import edit_in_editor
+
+    edit_in_editor(app)
+
+
+def history(app: Shell, arguments: str) -> None:
+    """Alt+R: search your earlier messages of this workspace."""
+    from .prompt_keys import search_history
+
+    search_history(app)
+
+
+def sandbox(app: Shell, arguments: str) -> None:
+    """/sandbox MODE: this session's commands run under MODE; alone: what is protected."""
+    from ..sandbox.policy import SandboxMode
+    from .sandbox_view import open_report, set_sandbox
+
+    if not arguments:
+        open_report(app)
+        return
+    try:
+        chosen = SandboxMode(arguments)
+    except ValueError:
+        names = ", ".join(m.value for m in SandboxMode)
+        app.notify(f"no sandbox mode {arguments!r}: {names}", severity="warning", markup=False)
+        return
+    set_sandbox(app, chosen, None)
+
+
+def network(app: Shell, arguments: str) -> None:
+    """/network on|off (alone: the other one): whether confined commands reach the network."""
+    from .sandbox_view import set_sandbox
+
+    assert app.host is not None  # the table: only once the session is open
+    if arguments not in ("", "on", "off"):
+        app.notify("/network on or /network off", severity="warning")
+        return
+    now = app.host.agent.calls.context.sandbox.network
+    set_sandbox(app, None, (not now) if not arguments else arguments == "on")
+
+
+def mcp_restart(app: Shell, arguments: str) -> object:
+    """/mcp-restart [NAME]: stop and start every MCP server, or the one named."""
+    servers = app.host.mcp if app.host is not None else None
+    if servers is None:
+        return None
+    if arguments and arguments not in servers.connections:
+        app.notify(f"no MCP server {arguments!r}", severity="warning", markup=False)
+        return None
+    return servers.restart(arguments or None)
+
+
+def keys(app: Shell, arguments: str) -> None:
+    """Textual's keys and widget help panel, shown or hidden."""
+    if app.screen.query("HelpPanel"):
+        app.action_hide_help_panel()
+    else:
+        app.action_show_help_panel()
+
+
+def screenshot(app: Shell, arguments: str) -> None:
+    app.set_timer(0.1, app.deliver_screenshot)
+
+
+def maximize(app: Shell, arguments: str) -> None:
+    """The focused widget maximized, or back to its size."""
+    screen = app.screen
+    if screen.maximized is not None:
+        screen.action_minimize()
+    elif screen.focused is not None and screen.focused.allow_maximize:
+        screen.action_maximize()
