@@ -3,8 +3,7 @@
 - Every key they name (Ctrl+X, Alt+X, Shift+X, F1-F12) is bound somewhere in the package (a
   key string in its source) or by Textual's App itself.
 - Every slash command they name (`/name`) is one the running app offers, and every command the
-  running app offers (built-ins, registered ones, palette entries under their slash names) is
-  named in them.
+  running app offers (each of the actions' table, ``ui/actions.py``) is named in them.
 - Every key under `[settings]`, `[approval]`, `[profiles.*]` or `[mcp_servers.*]` in a TOML
   example, and every `[settings] NAME` in the text, is a field of that model; every field of
   the Settings model appears in a `[settings]` example (so a setting added without docs fails).
@@ -105,8 +104,8 @@ def slash_commands_named(text: str) -> set[str]:
 
 @pytest.fixture
 def mcp_configured(env: AppEnv) -> AppEnv:
-    """A config with one MCP server (disabled: nothing starts), so the palette's MCP entries,
-    and the slash commands made from them, are on offer as they are for a person who has one."""
+    """A config with one MCP server (disabled: nothing starts), so the MCP actions are on offer
+    as they are for a person who has one."""
     folder = env.root / "config" / "tui-agent"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.toml").write_text(
