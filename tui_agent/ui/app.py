@@ -8,6 +8,8 @@ UIApprover, which mounts an ApprovalPrompt and awaits its decision.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from ..agent.events import AgentEvent
     from ..wiring.host import SessionHost
     from .event_router import EventRouter
+
+# How long a quit waits for the cancelled agent to write its last records: a bound, not a delay.
+QUIT_WAIT_S = 5.0
 
 
 class TuiAgentApp(SafeApp):
@@ -186,8 +191,16 @@ class TuiAgentApp(SafeApp):
     async def action_quit(self) -> None:
         if self.host is not None:
             self.host.agent.cancel()
+            await self._agent_ended()  # its last records (a cancelled call) go in first
             await self.host.close()
         self.exit()
+
+    async def _agent_ended(self) -> None:
+        """Wait for the agent's worker to end after a cancel, so nothing it records on the way
+        out meets a closed session file."""
+        for worker in [w for w in self.workers if w.group == "agent" and not w.is_finished]:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(worker.wait(), QUIT_WAIT_S)
 
     # -- sending ----------------------------------------------------------------------------
 
