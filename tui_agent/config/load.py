@@ -110,6 +110,10 @@ def _key_path(loc: tuple[Any, ...]) -> str:
     return path
 
 
+# A table this short is listed whole when a key is far from every one of its keys.
+SHORT_TABLE = 8
+
+
 def _unknown_key_hint(loc: tuple[Any, ...]) -> str:
     parent = tuple(str(part) for part in loc[:-1])
     if len(parent) == 2 and parent[0] == "profiles":
@@ -117,11 +121,15 @@ def _unknown_key_hint(loc: tuple[Any, ...]) -> str:
     table = _TABLES.get(parent)
     if table is None:
         return ""
-    hint = ""
-    close = difflib.get_close_matches(str(loc[-1]), list(table.model_fields), n=1, cutoff=0.6)
-    if close:
-        hint += f"; did you mean {close[0]}?"
-    hint += " (known keys: " + ", ".join(table.model_fields) + ")"
+    known = list(table.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    if close:  # the one line names the nearest key, not the whole table
+        hint = f"; did you mean {close[0]}?"
+    elif len(known) <= SHORT_TABLE:
+        hint = " (known keys: " + ", ".join(known) + ")"
+    else:
+        name = "top level" if not parent else "[" + ".".join(parent) + "]"
+        hint = f" (not one of the {len(known)} keys of {name}; docs/configuration.md lists them)"
     if parent and loc[-1] in Config.model_fields:
         # TOML puts keys written after a [table] header into that table.
         hint += f"; top-level keys such as {loc[-1]} must come before the first [table]"
