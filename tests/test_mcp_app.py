@@ -142,3 +142,22 @@ async def test_ctrl_q_ends_a_stubborn_server_and_its_setsid_daemon(env: AppEnv) 
                     os.kill(pid, signal.SIGKILL)
             raise AssertionError("a server process outlived Ctrl+Q")
         await asyncio.sleep(0.05)
+
+
+async def test_an_app_ended_from_outside_stops_its_server_as_asked(
+    env: AppEnv, caplog: pytest.LogCaptureFixture
+) -> None:
+    """serve's closed tab ends the app with Textual's ExitApp, not Ctrl+Q: the session still
+    closes, so the server is stopped, not found dead and reported as failed."""
+    _config(env, server_table("time", "mcp_server_time", "--local-timezone", "UTC"))
+    caplog.set_level("WARNING", logger="tui_agent")
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)
+            host = app.host
+            app.exit()  # what serve's "quit" does
+            await wait_for(pilot, lambda: not app.is_running, "the app to end")
+    assert host is not None and host.closed
+    failed = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
+    assert not failed, failed

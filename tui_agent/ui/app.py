@@ -195,6 +195,13 @@ class TuiAgentApp(SafeApp):
             await self.host.close()
         self.exit()
 
+    async def on_unmount(self) -> None:
+        """However the app ends (Ctrl+Q, serve's tab closed, a signal), its session closes: MCP
+        servers are stopped as asked for, not found dead at exit and reported as failed."""
+        if self.host is not None:
+            self.host.agent.cancel()
+            await self.host.close()
+
     async def _agent_ended(self) -> None:
         """Wait for the agent's worker to end after a cancel, so nothing it records on the way
         out meets a closed session file."""

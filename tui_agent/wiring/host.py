@@ -78,6 +78,7 @@ class SessionHost:
     window_task: Any = None  # asyncio.Task[bool]: the server asked for the window (or None)
     content: WorkspaceContent | None = None  # what the workspace brings of its own, as opened
     trust_workspace: bool = False  # --trust-workspace: all of it used, for this run only
+    closed: bool = False  # close() ran: a second call does nothing
 
     def untrusted_content(self) -> WorkspaceContent:
         """What the workspace brings now that is neither trusted nor used (none with
@@ -145,6 +146,9 @@ class SessionHost:
         self.window_task = discover_window(self.agent, profile, self.client)
 
     async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         if self.window_task is not None:
             self.window_task.cancel()
         if self.mcp is not None:
