@@ -180,10 +180,10 @@ class TuiAgentApp(SafeApp):
         # What the workspace brings that is not trusted: asked once per app (a switch to another
         # session does not ask again).
         ask_workspace_trust(self, host)
-        from .context_view import attach_context, show_conversation
+        from .context_view import attach_context
 
         attach_context(self, host)
-        show_conversation(self.router, host)
+        self.router.show_conversation(host)
         from .sandbox_view import show_sandbox
 
         show_sandbox(self)
@@ -225,7 +225,7 @@ class TuiAgentApp(SafeApp):
         text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:
             return
-        from .mentions import show_attachments
+        from .widgets.attachment_chips import show_attachments
 
         attachments = self.prompt_tools.mentions.take_all()  # @files: chips above the box
         self.query_one(Transcript).add_user(text)

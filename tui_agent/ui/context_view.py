@@ -1,52 +1,21 @@
-"""The context window in the app: the status line's ``ctx`` count, the "compacted here"
-divider, /compact, and compacting then sending again after an overflow (F8)."""
+"""The context window in the app: /context, the count again once the server said how large its
+window is, /compact, and compacting then sending again after an overflow (F8). The count on the
+status line and the "compacted here" divider come from the agent's events (``event_router``)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
-from textual.css.query import NoMatches
-
-from ..context.events import (
-    Compacted,
-    CompactionFailed,
-    CompactionStarted,
-    ContextOverflow,
-    ContextUpdate,
-    divider_text,
-)
-from ..context.resume import compacted_event
-from ..context.window import context_line, over_threshold
-from .widgets.compaction_divider import DividerSnapshot
-from .widgets.status_bar import StatusBar
+from ..context.events import Compacted
+from .event_router import show_count
 
 if TYPE_CHECKING:
     from ..agent.events import AgentEvent
     from ..agent.loop import Agent
     from ..wiring.host import SessionHost
     from .app import TuiAgentApp
-    from .event_router import EventRouter
     from .router_app import RouterApp
-
-COMPACT_KEY = "F8"
-
-
-def show_count(app: RouterApp, used: int | None = None) -> None:
-    """Put the context count (now, or ``used``) on the status line."""
-    if app.host is None:
-        return
-    agent = app.host.agent
-    used = agent.context_used() if used is None else used
-    try:
-        status = app.query_one(StatusBar)
-    except NoMatches:  # an event handled while the app closes: no status line to show it on
-        return
-    status.context = context_line(used, agent.context.size)
-    status.tooltip = f"context window: {agent.context.window.described()}"
-    status.context_warning = over_threshold(
-        used, agent.context.size, agent.context.settings.compact_at
-    )
 
 
 def context_report(app: RouterApp) -> str:
@@ -83,45 +52,6 @@ def attach_context(app: TuiAgentApp, host: SessionHost) -> None:
             show_count(app)
 
     app.run_worker(wait_for_window(), group="context-window", exclusive=True)
-
-
-def show_conversation(router: EventRouter, host: SessionHost) -> None:
-    """A resumed conversation, with a divider where each compaction happened."""
-    shown = 0
-    for record in sorted(host.compactions, key=lambda r: r.at):
-        at = min(max(record.at, shown), len(host.history))
-        router.show_history(host.history[shown:at])
-        shown = at
-        event = compacted_event(record)
-        router.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
-    router.show_history(host.history[shown:])
-
-
-def handle_event(
-    router: EventRouter,
-    event: ContextUpdate | CompactionStarted | Compacted | CompactionFailed | ContextOverflow,
-) -> None:
-    """The context events of the agent's stream (the router passes on what it does not know)."""
-    app = router.app
-    if isinstance(event, ContextUpdate):
-        show_count(app, event.used)
-    elif isinstance(event, CompactionStarted):
-        router.status.connection = "compacting the conversation"
-    elif isinstance(event, Compacted):
-        router.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
-        router.status.connection = "ready"
-        router.stopping = False
-    elif isinstance(event, CompactionFailed):
-        router.transcript.add_notice(event.message, "warning")
-        router.status.connection = "ready"
-        router.stopping = False  # an Esc that stopped the summary is spent
-    elif isinstance(event, ContextOverflow):
-        router.transcript.add_notice(
-            f"{event.message}. Press {COMPACT_KEY} to compact the conversation and send your "
-            "message again (or /compact, then Ctrl+R)",
-            "error",
-        )
-        show_count(app)
 
 
 def compact(app: TuiAgentApp, instructions: str = "", *, then_retry: bool = False) -> None:

@@ -11,6 +11,8 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
+
 from ..agent.events import (
     AgentEvent,
     CallDecided,
@@ -29,12 +31,16 @@ from ..context.events import (
     CompactionStarted,
     ContextOverflow,
     ContextUpdate,
+    divider_text,
 )
+from ..context.resume import compacted_event
+from ..context.window import context_line, over_threshold
 from ..conversation import AssistantMessage as AssistantHistory
 from ..conversation import Message, ToolResultMessage, UserMessage
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
-from .context_view import handle_event as handle_context_event
+from .widgets.attachment_chips import show_attachments
+from .widgets.compaction_divider import DividerSnapshot
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -42,8 +48,10 @@ from .widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from ..wiring.host import SessionHost
     from .router_app import RouterApp
 
+COMPACT_KEY = "F8"  # the actions' table: compact, then send again
 FLUSH_INTERVAL_S = 1 / 30
 COUNTDOWN_TICK_S = 0.2
 _DECISION_STATES = {
@@ -53,6 +61,23 @@ _DECISION_STATES = {
     "cancel": "cancelled",
     "refused": "denied",
 }
+
+
+def show_count(app: RouterApp, used: int | None = None) -> None:
+    """Put the context count (now, or ``used``) on the status line."""
+    if app.host is None:
+        return
+    agent = app.host.agent
+    used = agent.context_used() if used is None else used
+    try:
+        status = app.query_one(StatusBar)
+    except NoMatches:  # an event handled while the app closes: no status line to show it on
+        return
+    status.context = context_line(used, agent.context.size)
+    status.tooltip = f"context window: {agent.context.window.described()}"
+    status.context_warning = over_threshold(
+        used, agent.context.size, agent.context.settings.compact_at
+    )
 
 
 def _summary(arguments: str) -> str:
@@ -201,7 +226,32 @@ class EventRouter:
                 | CompactionFailed()
                 | ContextOverflow()
             ):
-                handle_context_event(self, event)  # the window and compaction: context_view.py
+                self._context(event)
+
+    def _context(
+        self,
+        event: ContextUpdate | CompactionStarted | Compacted | CompactionFailed | ContextOverflow,
+    ) -> None:
+        """The window and compaction (what /compact and F8 start: context_view.py)."""
+        if isinstance(event, ContextUpdate):
+            show_count(self.app, event.used)
+        elif isinstance(event, CompactionStarted):
+            self.status.connection = "compacting the conversation"
+        elif isinstance(event, Compacted):
+            self.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
+            self.status.connection = "ready"
+            self.stopping = False
+        elif isinstance(event, CompactionFailed):
+            self.transcript.add_notice(event.message, "warning")
+            self.status.connection = "ready"
+            self.stopping = False  # an Esc that stopped the summary is spent
+        elif isinstance(event, ContextOverflow):
+            self.transcript.add_notice(
+                f"{event.message}. Press {COMPACT_KEY} to compact the conversation and send "
+                "your message again (or /compact, then Ctrl+R)",
+                "error",
+            )
+            show_count(self.app)
 
     def _start_countdown(self, event: RetryWait) -> None:
         """Show the whole seconds left of the wait, updated until it is over."""
@@ -293,6 +343,17 @@ class EventRouter:
 
     # -- a resumed session ------------------------------------------------------------------
 
+    def show_conversation(self, host: SessionHost) -> None:
+        """A resumed conversation, with a divider where each compaction happened."""
+        shown = 0
+        for record in sorted(host.compactions, key=lambda r: r.at):
+            at = min(max(record.at, shown), len(host.history))
+            self.show_history(host.history[shown:at])
+            shown = at
+            event = compacted_event(record)
+            self.transcript.add_item(DividerSnapshot(divider_text(event), event.summary))
+        self.show_history(host.history[shown:])
+
     def show_history(self, messages: list[Message]) -> None:
         """Show a resumed conversation as finished widgets (no streaming)."""
         results = {m.call_id: m for m in messages if isinstance(m, ToolResultMessage)}
@@ -300,8 +361,6 @@ class EventRouter:
             if isinstance(message, UserMessage):
                 self.transcript.add_user(message.text)
                 if message.attachments:
-                    from .mentions import show_attachments
-
                     show_attachments(self.transcript, message.attachments)
             elif isinstance(message, AssistantHistory):
                 if message.text:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..conversation import Attachment
 from .widgets.attachment_chips import AttachmentChips
@@ -113,11 +113,3 @@ class Mentions:
 
     def take_all(self) -> tuple[Attachment, ...]:
         return self.chips.take_all()
-
-
-def show_attachments(transcript: Any, attachments: tuple[Attachment, ...]) -> None:
-    """Under a message in the transcript: the files that went with it."""
-    from .widgets.attachment_chips import chip_label
-
-    for attachment in attachments:
-        transcript.add_notice(f"📎 attached {chip_label(attachment)}", "info")

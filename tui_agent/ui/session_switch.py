@@ -96,10 +96,10 @@ async def install_host(
     from .mcp_view import attach_mcp
 
     attach_mcp(app, host)  # the new session's servers: notices, "MCP n/m"
-    from .context_view import attach_context, show_conversation
+    from .context_view import attach_context
 
     attach_context(app, host)
-    show_conversation(app.router, host)
+    app.router.show_conversation(host)
     from .sandbox_view import show_sandbox
 
     show_sandbox(app)  # the new session's, from config

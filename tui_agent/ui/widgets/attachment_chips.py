@@ -5,7 +5,7 @@ be sent; click its ✕ (or press Delete, Backspace or x on it) to remove it."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -18,12 +18,21 @@ from textual.widgets import Static
 from ...conversation import Attachment
 from ..sanitize import safe_text, visible_line
 
+if TYPE_CHECKING:
+    from .transcript import Transcript
+
 
 def chip_label(attachment: Attachment) -> str:
     size = len(attachment.text.encode("utf-8", "replace"))
     shown = f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
     cut = ", cut" if attachment.truncated else ""
     return f"@{visible_line(attachment.path)} ({shown}{cut})"
+
+
+def show_attachments(transcript: Transcript, attachments: tuple[Attachment, ...]) -> None:
+    """Under a message in the transcript: the files that went with it."""
+    for attachment in attachments:
+        transcript.add_notice(f"📎 attached {chip_label(attachment)}", "info")
 
 
 class AttachmentChip(Static, can_focus=True):
