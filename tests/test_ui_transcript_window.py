@@ -4,6 +4,7 @@ new content only while the user is at the bottom."""
 from __future__ import annotations
 
 from textual.widget import Widget
+from textual.widgets import Static
 
 from tests.ui_transcript_helpers import HOSTILE, WidgetApp
 from tui_agent.ui.widgets.assistant_message import AssistantMessage
@@ -224,3 +225,27 @@ async def test_short_content_sits_at_the_top_and_a_growing_answer_is_followed() 
         await pilot.pause()
         await stream(4)
         assert transcript.is_vertical_scroll_end  # back at the end: followed again
+
+
+async def test_the_end_is_followed_after_the_view_grows_past_its_content() -> None:
+    """80x24, the first answer after an approval: the prompt under the transcript closes, the
+    view grows past its content, and the answer that follows must be scrolled into view."""
+    transcript = Transcript()
+    prompt = Static("\n".join(f"prompt line {n}" for n in range(10)))
+    prompt.styles.dock = "bottom"
+    app = WidgetApp(transcript, prompt)
+    async with app.run_test(size=(60, 20)) as pilot:
+        for index in range(13):
+            transcript.add_notice(f"notice {index}", "info")
+        await pilot.pause()
+        assert transcript.max_scroll_y > 0 and transcript.is_vertical_scroll_end
+        await prompt.remove()  # the view grows from 10 to 20 rows: the 13 items fit
+        await pilot.pause()
+        answer = transcript.start_assistant()
+        answer.append("\n\n".join(f"answer line {n}" for n in range(6)))
+        answer.finish()
+        await answer.body.wait_idle()
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.max_scroll_y > 0
+        assert transcript.is_vertical_scroll_end, (transcript.scroll_y, transcript.max_scroll_y)

@@ -253,7 +253,9 @@ class Transcript(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         # Back at the bottom, the window is trimmed when the next item arrives, not now: the
         # content may simply be shorter than the screen after loading older items.
-        at_bottom = new_value >= self.max_scroll_y
+        # Right after the view grows (the approval prompt closed), max_scroll_y still measures
+        # the old height and Textual clamps scroll_y to 0: content that now fits is at its end.
+        at_bottom = new_value >= self.max_scroll_y or not self._overflows(self.virtual_size)
         if at_bottom and not self._following:
             self._following = True
             # Not from inside this watcher: it may run within a step of a scroll animation
