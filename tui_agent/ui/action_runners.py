@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp as Shell
+    from .shell import Shell
 
 
 # -- completions ---------------------------------------------------------------------------
@@ -278,7 +278,7 @@ def retry(app: Shell, arguments: str) -> None:
         app.notify("nothing to retry")
         return
     app.query_one(Transcript).add_notice("↻ retry: your last message is sent again", "info")
-    app._drive(app.host.agent.retry())
+    app.drive(app.host.agent.retry())
 
 
 # What is copied is what was shown: control characters (an ESC[201~ would end a shell's

@@ -18,54 +18,17 @@ Code elsewhere adds a command with one call (a later one of the same name replac
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
 
 from textual.app import SystemCommand
 from textual.binding import Binding
 
 from . import action_runners as run
 from .approval_mode import MODES
-from .slash_commands import Completer, Runner, SlashCommand, Suggestion, templates_of
+from .shell import Action, Entry, Key, Shell
+from .slash_commands import SlashCommand, Suggestion, templates_of
 from .slash_commands import run_slash as _run_slash
 from .slash_commands import suggestions as _suggestions
-
-if TYPE_CHECKING:
-    from .app import TuiAgentApp as Shell
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One palette entry: runs its action with ``arguments``."""
-
-    title: str
-    help: str
-    arguments: str = ""
-
-
-@dataclass(frozen=True)
-class Key:
-    key: str
-    label: str  # the footer's (and the keys panel's) word
-    show: bool = True  # in the footer
-    priority: bool = False  # before the focused widget (the message box binds ctrl+y, ...)
-
-
-@dataclass(frozen=True)
-class Action:
-    name: str  # ``/name``, and the binding's ``act('name')``
-    help: str  # the line of /help and of the slash list
-    run: Runner
-    key: Key | None = None
-    palette: tuple[Entry, ...] = ()
-    entries: Callable[[Shell], Iterable[Entry]] | None = None  # palette entries of the session
-    usage: str = ""  # how the arguments look, e.g. "[NAME]"
-    complete: Completer | None = None
-    slash: bool = True  # offered as ``/name``
-    while_busy: bool = True  # runs while the agent works
-    needs_session: bool = False  # waits for the session to open
-    offered: Callable[[Shell], bool] | None = None  # neither palette nor slash list when False
 
 
 def _session_open(app: Shell) -> bool:
@@ -403,6 +366,15 @@ ACTIONS: tuple[Action, ...] = (
 
 # The palette entries Textual's App declares itself (``App.get_system_commands``).
 TEXTUAL_OWN = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize", "Screenshot"})
+
+__all__ = [
+    "ACTIONS",
+    "Action",
+    "Entry",
+    "Key",
+    "add_action",
+    "remove_action",
+]  # the rows' types: shell.py
 
 BY_NAME = {action.name: action for action in ACTIONS}
 assert len(BY_NAME) == len(ACTIONS), "two actions of one name"

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..agent.events import AgentEvent
     from ..wiring.host import SessionHost
     from .event_router import EventRouter
+    from .shell import Shell
 
 # How long a quit waits for the cancelled agent to write its last records: a bound, not a delay.
 QUIT_WAIT_S = 5.0
@@ -238,10 +239,10 @@ class TuiAgentApp(SafeApp):
                 "this message goes without their tools",
                 "warning",
             )
-        self._drive(self.host.agent.send(text, attachments))
+        self.drive(self.host.agent.send(text, attachments))
 
     @work(exclusive=True, group="agent")
-    async def _drive(self, events: AsyncIterator[AgentEvent]) -> None:
+    async def drive(self, events: AsyncIterator[AgentEvent]) -> None:
         self.busy = True
         status = self.query_one(StatusBar)  # not in `finally`: the app may be gone by then
         from .turn_end import TurnEnd
@@ -329,3 +330,7 @@ class TuiAgentApp(SafeApp):
     def get_system_commands(self, screen: Screen[Any]) -> Any:
         yield from super().get_system_commands(screen)  # Textual's own (actions.TEXTUAL_OWN)
         yield from palette_entries(self)
+
+
+# The app is what its feature modules take (shell.py): mypy fails here when it stops matching.
+_FACE: type[Shell] = TuiAgentApp

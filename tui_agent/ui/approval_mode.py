@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from .widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 MODES = ("ask", "plan", "auto-read", "auto-all")  # F3's cycle; plan: see approval/plan.py
 
 
-def cycle_mode(app: TuiAgentApp) -> None:
+def cycle_mode(app: Shell) -> None:
     """F3: the next mode of ``MODES`` (ask when the current one is not among them)."""
     if app.host is None:
         return
@@ -26,7 +26,7 @@ def cycle_mode(app: TuiAgentApp) -> None:
     set_approval_mode(app, mode)
 
 
-def set_approval_mode(app: TuiAgentApp, mode: str, *, confirmed: bool = False) -> None:
+def set_approval_mode(app: Shell, mode: str, *, confirmed: bool = False) -> None:
     """Switch the approval mode; entering AUTO-ALL asks first (an armed y/n dialog)."""
     if app.host is None:
         return

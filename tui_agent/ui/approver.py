@@ -11,11 +11,11 @@ from .widgets.approval_prompt import ApprovalPrompt
 from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
 class UIApprover:
-    def __init__(self, app: TuiAgentApp) -> None:
+    def __init__(self, app: Shell) -> None:
         self.app = app
 
     async def decide(self, request: ApprovalRequest) -> Decision:

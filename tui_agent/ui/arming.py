@@ -111,16 +111,19 @@ class KeyClock:
         return stop
 
 
-def key_clock(app: Any) -> KeyClock:
-    """The app's KeyClock (one is attached, never fed, to an app that has none)."""
+def key_clock(app: object) -> KeyClock:
+    """The app's KeyClock (one is attached, never fed, to an app that has none).
+
+    ``app`` is any Textual app: the live one (a ``Shell``) has its own, and a widget or screen
+    shown in a test's app of its own gets one here."""
     clock = getattr(app, "key_clock", None)
     if not isinstance(clock, KeyClock):
         clock = KeyClock()
-        app.key_clock = clock
+        setattr(app, "key_clock", clock)  # noqa: B010  (any app: no attribute to type)
     return clock
 
 
-def clock(app: Any) -> Clock:
+def clock(app: object) -> Clock:
     """The app's Clock (the one its KeyClock reads)."""
     return key_clock(app).clock
 

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from ..agent.events import AgentEvent
     from ..agent.loop import Agent
     from ..wiring.host import SessionHost
-    from .app import TuiAgentApp
     from .router_app import RouterApp
+    from .shell import Shell
 
 
 def context_report(app: RouterApp) -> str:
@@ -36,7 +36,7 @@ def context_report(app: RouterApp) -> str:
     return "\n".join(lines)
 
 
-def attach_context(app: TuiAgentApp, host: SessionHost) -> None:
+def attach_context(app: Shell, host: SessionHost) -> None:
     """The count from the session as opened; again once the server said how large its window is."""
     show_count(app)
     task = host.window_task
@@ -54,14 +54,14 @@ def attach_context(app: TuiAgentApp, host: SessionHost) -> None:
     app.run_worker(wait_for_window(), group="context-window", exclusive=True)
 
 
-def compact(app: TuiAgentApp, instructions: str = "", *, then_retry: bool = False) -> None:
+def compact(app: Shell, instructions: str = "", *, then_retry: bool = False) -> None:
     """/compact (palette, slash command); with ``then_retry`` (F8) the unanswered message is
     sent again once the compaction succeeded."""
     if app.host is None:  # the actions' table waits for the session and for the agent
         return
     agent = app.host.agent
     retry = then_retry and agent.pending_user_message() is not None
-    app._drive(_compact_then_retry(agent, instructions, retry))
+    app.drive(_compact_then_retry(agent, instructions, retry))
 
 
 async def _compact_then_retry(

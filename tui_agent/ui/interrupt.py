@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 QUIT_WINDOW_S = 2.0
 QUIT_HINT = "press Ctrl+C again to quit"
-_last_press: weakref.WeakKeyDictionary[TuiAgentApp, float] = weakref.WeakKeyDictionary()
+_last_press: weakref.WeakKeyDictionary[Shell, float] = weakref.WeakKeyDictionary()
 
 
-def interrupt(app: TuiAgentApp) -> None:
+def interrupt(app: Shell) -> None:
     """One Ctrl+C that did not copy a selection."""
     now = app.clock.now()
     if app.busy:

@@ -3,7 +3,7 @@ line, and the trust question for a workspace's .mcp.json."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from ..mcp.servers import McpEvent, McpServers
     from ..mcp.workspace_file import WorkspaceServers
     from ..wiring.host import SessionHost
+    from .shell import Shell
 
 
-def attach_mcp(app: Any, host: SessionHost) -> None:
+def attach_mcp(app: Shell, host: SessionHost) -> None:
     """Show the host's servers (started already): their notices, and "MCP n/m ready" (nothing
     when it has none)."""
     if host.mcp is not None:
@@ -23,7 +24,7 @@ def attach_mcp(app: Any, host: SessionHost) -> None:
         app.query_one(StatusBar).mcp = ""
 
 
-def start_workspace_servers(app: Any, host: SessionHost, declared: WorkspaceServers) -> None:
+def start_workspace_servers(app: Shell, host: SessionHost, declared: WorkspaceServers) -> None:
     """Start the servers of a workspace's ``.mcp.json`` the person just trusted (as shown)."""
     from ..agent.mcp_tools import attach_servers
     from ..config.secrets import workspace_variable_policy
@@ -48,7 +49,7 @@ def start_workspace_servers(app: Any, host: SessionHost, declared: WorkspaceServ
                 host.mcp.add(name, config)
 
 
-def _watch(app: Any, servers: McpServers) -> None:
+def _watch(app: Shell, servers: McpServers) -> None:
     def shown(event: McpEvent) -> None:
         if getattr(app.host, "mcp", None) is not servers:
             servers.unlisten(shown)  # a session switched away from: its servers are stopping

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,7 @@ from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from ..prompting.file_index import FileIndex
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 LIMIT = 50
 FRESH_S = 1.0  # a new mention rebuilds a file list older than this
@@ -44,8 +45,9 @@ def mention_at(text: str, cursor: int) -> tuple[int, int, str] | None:
 
 
 class Mentions:
-    def __init__(self, app: TuiAgentApp) -> None:
+    def __init__(self, app: Shell, refresh: Callable[[], None]) -> None:
         self.app = app
+        self.refresh = refresh  # the completion list's: show the suggestions again
         self.chips = AttachmentChips(id="attachments")
         self.index: FileIndex | None = None
 
@@ -68,7 +70,7 @@ class Mentions:
             return []
         start, end, query = found
         if not index.ready.is_set():
-            self.app.set_timer(0.1, self.app.prompt_tools.refresh)
+            self.app.set_timer(0.1, self.refresh)
             return []
         if not query and (index.age() or 0.0) > FRESH_S:
             # A new mention: files made since the last build (by a tool, by you) belong in it.
@@ -85,7 +87,7 @@ class Mentions:
 
         def check() -> None:
             if index.generation != seen:
-                self.app.prompt_tools.refresh()
+                self.refresh()
             elif tries > 0:
                 self._follow(index, seen, tries - 1)
 

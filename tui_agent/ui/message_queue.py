@@ -17,13 +17,13 @@ from .widgets.prompt_input import PromptInput
 from .widgets.queued_messages import QueuedMessages
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 HOLDING_OUTCOMES = frozenset({"cancelled", "truncated"})
 
 
 class MessageQueue:
-    def __init__(self, app: TuiAgentApp) -> None:
+    def __init__(self, app: Shell) -> None:
         self.app = app
         self.items: list[str] = []
         self.held = False
@@ -95,14 +95,14 @@ class MessageQueue:
 _queues: weakref.WeakKeyDictionary[Any, MessageQueue] = weakref.WeakKeyDictionary()
 
 
-def message_queue(app: TuiAgentApp) -> MessageQueue:
+def message_queue(app: Shell) -> MessageQueue:
     queue = _queues.get(app)
     if queue is None:
         queue = _queues[app] = MessageQueue(app)
     return queue
 
 
-def queued(app: TuiAgentApp, text: str) -> bool:
+def queued(app: Shell, text: str) -> bool:
     """Enter with ``text``: True when it was queued (the agent is busy); else it goes out now."""
     queue = message_queue(app)
     from_queue, queue.sending = queue.sending == text, None
@@ -114,14 +114,14 @@ def queued(app: TuiAgentApp, text: str) -> bool:
     return True
 
 
-def loop_waits(app: TuiAgentApp, outcome: str | None) -> None:
+def loop_waits(app: Shell, outcome: str | None) -> None:
     """The loop waits for the person: send the next queued message, or hold the queue."""
     queue = _queues.get(app)
     if queue is not None:
         queue.loop_waits(outcome)
 
 
-def focus_queue(app: TuiAgentApp) -> None:
+def focus_queue(app: Shell) -> None:
     """Alt+Up: to the queued messages (the last one chosen), if there are any."""
     queue = _queues.get(app)
     if queue is None or queue.view is None or not queue.items:

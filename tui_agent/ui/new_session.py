@@ -8,10 +8,10 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
-async def new_session(app: TuiAgentApp) -> None:
+async def new_session(app: Shell) -> None:
     from ..config import ConfigError
     from ..config.model import DEMO_PROFILE
     from ..config.resolve import AD_HOC_PROFILE

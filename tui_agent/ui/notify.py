@@ -20,12 +20,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from .sanitize import visible_line
-
-if TYPE_CHECKING:
-    from textual.app import App
 
 NotifySetting = Literal["off", "bell", "desktop"]
 BEL = "\x07"
@@ -72,12 +69,23 @@ def attention_bytes(
     return BEL + desktop_sequence(text, os.environ if environ is None else environ)
 
 
-def notify_person(app: App[None], text: str) -> None:
+class Attended(Protocol):
+    """What the person is told through: a Textual app (the live one has a ``host``)."""
+
+    @property
+    def app_focus(self) -> bool: ...
+
+    @property
+    def is_headless(self) -> bool: ...
+
+
+def notify_person(app: Attended, text: str) -> None:
     """Ring and/or notify (per the settings) if the terminal is not focused."""
-    if app.app_focus or app.is_headless or app._driver is None:
+    driver = getattr(app, "_driver", None)  # Textual's, to write to the terminal
+    if app.app_focus or app.is_headless or driver is None:
         return
     host = getattr(app, "host", None)
     setting: NotifySetting = host.config.settings.notify if host is not None else "desktop"
     data = attention_bytes(text, setting)
     if data:
-        app._driver.write(data)
+        driver.write(data)

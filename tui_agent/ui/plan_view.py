@@ -10,12 +10,12 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 _before: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def toggle_plan(app: TuiAgentApp, arguments: str = "") -> None:
+def toggle_plan(app: Shell, arguments: str = "") -> None:
     """/plan: plan mode on; when it is on, back to the mode before it (AUTO-ALL asks again)."""
     if app.host is None:  # the actions' table waits for the session
         return

@@ -16,10 +16,10 @@ from textual.app import SuspendNotSupported
 from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
-def edit_in_editor(app: TuiAgentApp) -> None:
+def edit_in_editor(app: Shell) -> None:
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if not editor:
         app.notify("set $VISUAL or $EDITOR to edit the message in your editor", severity="warning")
@@ -47,7 +47,7 @@ def edit_in_editor(app: TuiAgentApp) -> None:
     prompt.focus()
 
 
-def _run(app: TuiAgentApp, argv: list[str]) -> bool:
+def _run(app: Shell, argv: list[str]) -> bool:
     """Run the editor with the terminal handed over; False (and a notice) when it failed."""
 
     def run() -> int:
@@ -71,7 +71,7 @@ def _run(app: TuiAgentApp, argv: list[str]) -> bool:
     return True
 
 
-def search_history(app: TuiAgentApp) -> None:
+def search_history(app: Shell) -> None:
     from .screens.history_search import HistorySearch
 
     if app.host is None or app.host.store is None or isinstance(app.screen, HistorySearch):

@@ -17,17 +17,17 @@ from .widgets.completion_list import CompletionList
 from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
 class PromptTools:
-    def __init__(self, app: TuiAgentApp) -> None:
+    def __init__(self, app: Shell) -> None:
         self.app = app
         self.list = CompletionList(id="completions")
         self._closed_for: str | None = None  # Esc closed the list for this text
         from .mentions import Mentions
 
-        self.mentions = Mentions(app)
+        self.mentions = Mentions(app, self.refresh)
 
     @property
     def prompt(self) -> PromptInput:
@@ -97,7 +97,7 @@ class PromptTools:
         self.refresh()
 
 
-def attach_prompt_tools(app: TuiAgentApp) -> PromptTools:
+def attach_prompt_tools(app: Shell) -> PromptTools:
     tools = PromptTools(app)
     app.call_later(tools.attach)
     return tools

@@ -9,10 +9,10 @@ from ..agent.rewind import RewindResult
 from .sanitize import visible_line
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
-def open_rewind(app: TuiAgentApp, preselect: str | None = None, *, undo: bool = False) -> None:
+def open_rewind(app: Shell, preselect: str | None = None, *, undo: bool = False) -> None:
     from .screens.rewind import RewindScreen
 
     if app.host is None or getattr(app.host, "store", None) is None:
@@ -41,7 +41,7 @@ def summary(result: RewindResult) -> str:
     return f"rewound; {files}{kept}"
 
 
-def report(app: TuiAgentApp, result: RewindResult) -> None:
+def report(app: Shell, result: RewindResult) -> None:
     from .widgets.transcript import Transcript
 
     transcript = app.query_one(Transcript)
@@ -55,7 +55,7 @@ def report(app: TuiAgentApp, result: RewindResult) -> None:
         app.run_worker(_continue_in(app, result.session), exclusive=True, group="rewind-switch")
 
 
-async def _continue_in(app: TuiAgentApp, session_id: str) -> None:
+async def _continue_in(app: Shell, session_id: str) -> None:
     from ..config import ConfigError
     from ..session import SessionError
 

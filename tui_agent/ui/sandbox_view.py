@@ -15,7 +15,7 @@ from .widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from ..agent.calls import CallRunner
     from ..stream.turn import ToolCall
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
 def status_label(policy: SandboxPolicy) -> str:
@@ -24,11 +24,11 @@ def status_label(policy: SandboxPolicy) -> str:
     return policy.mode.value + (" +net" if policy.network else "")
 
 
-def _runner(app: TuiAgentApp) -> CallRunner | None:
+def _runner(app: Shell) -> CallRunner | None:
     return None if app.host is None else app.host.agent.calls
 
 
-def show_sandbox(app: TuiAgentApp) -> None:
+def show_sandbox(app: Shell) -> None:
     """Put the session's sandbox on the status line (the machine's protections are probed once,
     in a thread)."""
     runner = _runner(app)
@@ -46,7 +46,7 @@ def show_sandbox(app: TuiAgentApp) -> None:
     app.run_worker(show(), group="sandbox-status", exclusive=True)
 
 
-def set_sandbox(app: TuiAgentApp, mode: SandboxMode | None, network: bool | None) -> None:
+def set_sandbox(app: Shell, mode: SandboxMode | None, network: bool | None) -> None:
     """This session's commands run under ``mode`` / ``network`` from now on (a call approved
     under the old one is refused: the approval binds it)."""
     runner = _runner(app)
@@ -60,20 +60,20 @@ def set_sandbox(app: TuiAgentApp, mode: SandboxMode | None, network: bool | None
     app.notify(text, severity="warning" if not policy.confined else "information", markup=False)
 
 
-def protection_report(app: TuiAgentApp) -> str:
+def protection_report(app: Shell) -> str:
     runner = _runner(app)
     if runner is None:
         return "no session is open"
     return report(runner.context.sandbox, runner.gate.caps)
 
 
-def open_report(app: TuiAgentApp) -> None:
+def open_report(app: Shell) -> None:
     from .screens.sandbox_report import SandboxReport
 
     app.push_screen(SandboxReport(protection_report(app)))
 
 
-def rerun_blocked(app: TuiAgentApp) -> None:
+def rerun_blocked(app: Shell) -> None:
     """F6: the last command whose result says the sandbox blocked it, asked again (a new
     approval that shows it and "UNCONFINED") and, if approved, run once with the sandbox off; its
     result goes to the model with the next message (see agent.rerun)."""
@@ -90,7 +90,7 @@ def rerun_blocked(app: TuiAgentApp) -> None:
     app.run_worker(_rerun(app, call), group="sandbox-rerun", exclusive=True)
 
 
-async def _rerun(app: TuiAgentApp, call: ToolCall) -> None:
+async def _rerun(app: Shell, call: ToolCall) -> None:
     from ..agent.events import AgentEvent, Notice
     from ..agent.rerun import rerun_unconfined
     from .widgets.transcript import Transcript

@@ -19,10 +19,10 @@ from .widgets.transcript import Transcript
 if TYPE_CHECKING:
     from ..wiring.host import SessionHost
     from ..wiring.host_options import HostOptions
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 
-def current_session_id(app: TuiAgentApp) -> str | None:
+def current_session_id(app: Shell) -> str | None:
     """The id of the session the app has open, if any."""
     if app.host is None:
         return None
@@ -30,7 +30,7 @@ def current_session_id(app: TuiAgentApp) -> str | None:
     return session_id if isinstance(session_id, str) else None
 
 
-def refusal(app: TuiAgentApp, session_id: str) -> str | None:
+def refusal(app: Shell, session_id: str) -> str | None:
     """Why the app cannot switch to ``session_id`` now, or None when it can."""
     if app.busy:
         return "the agent is busy: Esc stops it, then switch sessions"
@@ -41,7 +41,7 @@ def refusal(app: TuiAgentApp, session_id: str) -> str | None:
     return None
 
 
-async def switch_session(app: TuiAgentApp, session_id: str) -> None:
+async def switch_session(app: Shell, session_id: str) -> None:
     """Resume ``session_id`` in place of the current session.
 
     Raises SessionError or ConfigError with a message for the user; the current session is kept
@@ -58,9 +58,7 @@ async def switch_session(app: TuiAgentApp, session_id: str) -> None:
     await install_host(app, host, options, "")  # the host's own notices say which session
 
 
-async def install_host(
-    app: TuiAgentApp, host: SessionHost, options: HostOptions, notice: str
-) -> None:
+async def install_host(app: Shell, host: SessionHost, options: HostOptions, notice: str) -> None:
     """Close the current host and show ``host`` (opened already) in fresh panes: its status,
     its notices and ``notice`` (when not empty), its MCP servers, context, sandbox and
     conversation (none for a new session), as the app shows a session it starts with."""

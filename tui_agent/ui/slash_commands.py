@@ -8,19 +8,15 @@ unknown ``/word`` is refused with a notice and stays in the box (never sent); ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .shell import Completer, Runner
+
 if TYPE_CHECKING:
     from ..prompting.templates import PromptTemplate
-    from .app import TuiAgentApp as Shell
-
-# (app, the text after the command: "" from a key or the palette) -> anything (a coroutine is
-# run in a worker).
-Runner = Callable[["Shell", str], object]
-# (app, what is typed of the arguments) -> (value, description) pairs
-Completer = Callable[["Shell", str], Iterable[tuple[str, str]]]
+    from .shell import Shell
 
 
 @dataclass(frozen=True)

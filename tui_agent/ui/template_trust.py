@@ -5,10 +5,13 @@ armed and everything was scrolled through."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..prompting.templates import PromptTemplate, describe_templates, trust
 from .screens.trust_question import TrustQuestion
+
+if TYPE_CHECKING:
+    from .shell import Shell
 
 
 class TemplateTrustScreen(TrustQuestion):
@@ -22,7 +25,7 @@ class TemplateTrustScreen(TrustQuestion):
         self.templates = templates
 
 
-def ask_trust(app: Any) -> None:
+def ask_trust(app: Shell) -> None:
     from .slash_commands import templates_of
 
     if app.host is None:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from textual.app import App
 from textual.theme import BUILTIN_THEMES, Theme
 
 # Shipped inside the package (package data), so a wheel install has them too.
@@ -103,14 +102,27 @@ def is_theme(name: str, directories: list[Path] | None = None) -> bool:
     return name in _OLD_NAMES or name in theme_names(directories)
 
 
-def register_themes(app: App[Any]) -> list[str]:
+class Themed(Protocol):
+    """What themes are registered with and switched on: a Textual app."""
+
+    theme: str
+
+    @property
+    def available_themes(self) -> dict[str, Theme]: ...
+
+    def register_theme(self, theme: Theme) -> None: ...
+
+    def unregister_theme(self, theme_name: str) -> None: ...
+
+
+def register_themes(app: Themed) -> list[str]:
     themes, problems = load_themes()
     for theme in themes:
         app.register_theme(theme)
     return problems
 
 
-def apply_theme(app: App[Any], name: str | None) -> bool:
+def apply_theme(app: Themed, name: str | None) -> bool:
     """Switch to ``name`` (a theme file's name), or the default theme when it is None.
 
     False if there is no such theme (the default is used then). Textual's stock themes are

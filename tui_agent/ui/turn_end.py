@@ -1,4 +1,4 @@
-"""What happens once the agent's loop waits for the person again (the app's ``_drive`` ends).
+"""What happens once the agent's loop waits for the person again (the app's ``drive`` ends).
 
 The person is told when the terminal is not focused (``notify``), and the next queued message
 is sent, unless the loop was stopped (Esc, Ctrl+C) or cut short: then the queue waits for the
@@ -14,7 +14,7 @@ from ..context.events import CompactionFailed
 from .notify import notify_person
 
 if TYPE_CHECKING:
-    from .app import TuiAgentApp
+    from .shell import Shell
 
 # What the notification says for each way the loop ended (a cancelled loop: the person is there).
 _SAID = {
@@ -27,7 +27,7 @@ _SAID = {
 class TurnEnd:
     """Watches one run of the loop's events; ``ended`` once it is over."""
 
-    def __init__(self, app: TuiAgentApp) -> None:
+    def __init__(self, app: Shell) -> None:
         self.app = app
         self.outcome: str | None = None  # the LoopEnded outcome, when the loop said it
 

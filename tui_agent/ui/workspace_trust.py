@@ -7,7 +7,7 @@ none of it. A key decides only once armed and everything was scrolled through
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .screens.trust_question import TrustQuestion
 from .widgets.transcript import Transcript
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..mcp.workspace_file import VariablePolicy
     from ..wiring.host import SessionHost
     from ..wiring.workspace_content import WorkspaceContent
+    from .shell import Shell
 
 
 class WorkspaceTrustScreen(TrustQuestion):
@@ -44,7 +45,7 @@ class WorkspaceTrustScreen(TrustQuestion):
         self.content = content
 
 
-def ask_workspace_trust(app: Any, host: SessionHost, *, when_none: str | None = None) -> None:
+def ask_workspace_trust(app: Shell, host: SessionHost, *, when_none: str | None = None) -> None:
     """Ask about what ``host``'s workspace brings that is not trusted yet (nothing to ask: say
     ``when_none``, if given)."""
     from ..config.secrets import workspace_variable_policy

@@ -43,7 +43,7 @@ from .key_guard import GuardedModal
 from .session_edits import Ask
 
 if TYPE_CHECKING:
-    from ..app import TuiAgentApp
+    from ..shell import Shell
 
 CURRENT_MARK = "●"
 
@@ -96,8 +96,8 @@ class SessionBrowser(GuardedModal[None]):
         self._question = self._shown_question = ""
 
     @property
-    def tui_app(self) -> TuiAgentApp:
-        return cast("TuiAgentApp", self.app)
+    def tui_app(self) -> Shell:
+        return cast("Shell", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="browser"):

@@ -22,7 +22,7 @@ from ..sanitize import visible_line
 from ..session_switch import current_session_id
 
 if TYPE_CHECKING:
-    from ..app import TuiAgentApp
+    from ..shell import Shell
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class Browser(Protocol):
     ask: Ask | None
 
     @property
-    def tui_app(self) -> TuiAgentApp: ...
+    def tui_app(self) -> Shell: ...
 
     def highlighted(self) -> str | None: ...
 
