@@ -12,6 +12,9 @@ from textual.widgets import Static
 
 from ..sanitize import visible
 
+# How many cells a model's name keeps when the line is short of room (then cut with "…").
+MODEL_CELLS = 20
+
 
 class StatusBar(Static):
     DEFAULT_CSS = """
@@ -41,7 +44,7 @@ class StatusBar(Static):
         # the context and the connection state stay seen.
         narrow = self.screen.has_class("-narrow")
         room = self.content_size.width * (2 if narrow else 1) - (6 if narrow else 0)
-        for detail in (4, 3, 2, 1, 0):
+        for detail in (5, 4, 3, 2, 1, 0):
             text = self._line(detail)
             if detail == 0 or room <= 0 or text.cell_len <= room:
                 break
@@ -50,29 +53,34 @@ class StatusBar(Static):
         return text
 
     def _line(self, detail: int) -> Text:
-        """4: every part with its label; 3: no hint; 2: short labels; 1: no profile or tokens;
-        0: no model either."""
+        """5: every part with its label; 4: no hint; 3: short labels; 2: the model cut to
+        MODEL_CELLS and the context as its share only; 1: no profile or tokens; 0: no model
+        either."""
         parts: list[Text] = []
         if detail >= 1:
             if detail >= 2:
                 parts.append(Text(visible(self.profile or "-"), style="bold"))
-            parts.append(Text(visible(self.model or "-")))
-        parts.append(self._mode(labelled=detail >= 3))
+            model = Text(visible(self.model or "-"))
+            if detail <= 2:
+                model.truncate(MODEL_CELLS, overflow="ellipsis")
+            parts.append(model)
+        parts.append(self._mode(labelled=detail >= 4))
         if self.sandbox:
-            sandbox = Text("sandbox: " if detail >= 3 else "")
+            sandbox = Text("sandbox: " if detail >= 4 else "")
             sandbox.append(
                 self.sandbox, style="bold reverse yellow" if self.sandbox_warning else ""
             )
             parts.append(sandbox)
         if detail >= 2:
-            parts.append(Text(f"{self.tokens:,} tokens" if detail >= 3 else _short(self.tokens)))
+            parts.append(Text(f"{self.tokens:,} tokens" if detail >= 4 else _short(self.tokens)))
         if self.context:
-            parts.append(Text(self.context, style="bold yellow" if self.context_warning else ""))
+            context = self.context if detail >= 3 else _share(self.context)
+            parts.append(Text(context, style="bold yellow" if self.context_warning else ""))
         style = "red" if self.connection.startswith("error") else ""
         parts.append(Text(visible(self.connection), style=style))
         if self.mcp:
             parts.append(Text(visible(self.mcp)))
-        if self.hint and detail == 4:
+        if self.hint and detail == 5:
             parts.append(Text(visible(self.hint), style="italic"))
         return Text(" · ").join(parts)
 
@@ -87,6 +95,12 @@ class StatusBar(Static):
         else:
             text.append("ask", style="green")
         return text
+
+
+def _share(context: str) -> str:
+    """ "ctx 12.3k/16k 77%" as "ctx 77%": how full, without the counts."""
+    words = context.split()
+    return f"{words[0]} {words[-1]}" if len(words) >= 3 else context
 
 
 def _short(tokens: int) -> str:
