@@ -258,9 +258,7 @@ def interrupt(app: Shell, arguments: str) -> None:
 
 def focus_queue(app: Shell, arguments: str) -> None:
     """Alt+Up: to the messages queued while the agent works (edit, remove)."""
-    from .message_queue import focus_queue
-
-    focus_queue(app)
+    app.queue.focus()
 
 
 def toggle_calls(app: Shell, arguments: str) -> None:

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, TextArea
 from ..wiring.host_options import HostOptions
 from .actions import Action, key_bindings, palette_entries, perform_named, run_slash
 from .arming import Clock, KeyClock
+from .message_queue import MessageQueue
 from .safe_app import SafeApp
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
@@ -70,6 +71,10 @@ class TuiAgentApp(SafeApp):
         # Set when the configuration, the profile or the session to resume cannot be used.
         self.startup_error: str | None = None
         self.added_actions: dict[str, Action] = {}  # actions.add_action
+        # What the feature modules keep of this app, between one key and the next.
+        self.queue = MessageQueue(self)  # messages typed while the agent works
+        self.interrupted_at: float | None = None  # the last Ctrl+C that did not copy
+        self.mode_before_plan: str | None = None  # the approval mode /plan replaced
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -219,9 +224,7 @@ class TuiAgentApp(SafeApp):
             )
             self.query_one(PromptInput).restore(message.text)
             return
-        from .message_queue import queued
-
-        if queued(self, message.text):  # the agent is busy: sent when it waits for you
+        if self.queue.queued(message.text):  # the agent is busy: sent when it waits for you
             return
         text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:

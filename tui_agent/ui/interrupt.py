@@ -11,7 +11,6 @@ way when nothing is selected; so this only ever sees a Ctrl+C that would not cop
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 from .widgets.prompt_input import PromptInput
@@ -21,25 +20,24 @@ if TYPE_CHECKING:
 
 QUIT_WINDOW_S = 2.0
 QUIT_HINT = "press Ctrl+C again to quit"
-_last_press: weakref.WeakKeyDictionary[Shell, float] = weakref.WeakKeyDictionary()
 
 
 def interrupt(app: Shell) -> None:
     """One Ctrl+C that did not copy a selection."""
     now = app.clock.now()
     if app.busy:
-        _last_press.pop(app, None)
+        app.interrupted_at = None
         app.action_stop()
         return
     prompts = app.screen.query(PromptInput)
     if prompts and prompts.first().text:
-        _last_press.pop(app, None)
+        app.interrupted_at = None
         prompts.first().clear()
         return
-    before = _last_press.get(app)
+    before = app.interrupted_at
     if before is not None and now - before <= QUIT_WINDOW_S:
-        _last_press.pop(app, None)
+        app.interrupted_at = None
         app.run_worker(app.action_quit(), group="quit", exclusive=True)
         return
-    _last_press[app] = now
+    app.interrupted_at = now
     app.notify(QUIT_HINT, timeout=QUIT_WINDOW_S)

@@ -10,20 +10,44 @@ command typed while busy is not queued: it runs at once (``/plan``, ``/mode``...
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from .widgets.prompt_input import PromptInput
 from .widgets.queued_messages import QueuedMessages
 
 if TYPE_CHECKING:
-    from .shell import Shell
+    from textual.message import Message
+    from textual.widget import Widget
+
+W = TypeVar("W", bound="Widget")
 
 HOLDING_OUTCOMES = frozenset({"cancelled", "truncated"})
 
 
+class QueueApp(Protocol):
+    """What the queue needs of the app that holds it (the app's face, ``Shell``, is one)."""
+
+    @property
+    def busy(self) -> bool: ...
+
+    def notify(self, message: str) -> None: ...
+
+    @overload
+    def query_one(self, selector: str) -> Widget: ...
+
+    @overload
+    def query_one(self, selector: type[W]) -> W: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def post_message(self, message: Message) -> bool: ...
+
+
 class MessageQueue:
-    def __init__(self, app: Shell) -> None:
+    """The app's queue (one per app, made with it: ``app.queue``)."""
+
+    def __init__(self, app: QueueApp) -> None:
         self.app = app
         self.items: list[str] = []
         self.held = False
@@ -69,9 +93,30 @@ class MessageQueue:
         self.editing_at = None
         self._show()
 
+    def queued(self, text: str) -> bool:
+        """Enter with ``text``: True when it was queued (the agent is busy); else it goes out
+        now."""
+        from_queue, self.sending = self.sending == text, None
+        busy = self.app.busy
+        if not busy or (text.startswith("/") and not text.startswith("//")):
+            if not busy and not from_queue:
+                self.person_sent()
+            return False
+        self.add(text)
+        return True
+
+    def focus(self) -> None:
+        """Alt+Up: to the queued messages (the last one chosen), if there are any."""
+        if self.view is None or not self.items:
+            self.app.notify("no queued messages")
+            return
+        self.view.selected = len(self.items) - 1
+        self.view.focus()
+
     # -- the loop ----------------------------------------------------------------------------
 
     def loop_waits(self, outcome: str | None) -> None:
+        """The loop waits for the person: send the next queued message, or hold the queue."""
         if outcome in HOLDING_OUTCOMES:
             self.held = bool(self.items)
         elif self.items and not self.held:
@@ -90,42 +135,3 @@ class MessageQueue:
         if not self.items and self.view.has_focus:
             self.app.query_one(PromptInput).focus()
         self.view.set_items(self.items, held=self.held)
-
-
-_queues: weakref.WeakKeyDictionary[Any, MessageQueue] = weakref.WeakKeyDictionary()
-
-
-def message_queue(app: Shell) -> MessageQueue:
-    queue = _queues.get(app)
-    if queue is None:
-        queue = _queues[app] = MessageQueue(app)
-    return queue
-
-
-def queued(app: Shell, text: str) -> bool:
-    """Enter with ``text``: True when it was queued (the agent is busy); else it goes out now."""
-    queue = message_queue(app)
-    from_queue, queue.sending = queue.sending == text, None
-    if not app.busy or (text.startswith("/") and not text.startswith("//")):
-        if not app.busy and not from_queue:
-            queue.person_sent()
-        return False
-    queue.add(text)
-    return True
-
-
-def loop_waits(app: Shell, outcome: str | None) -> None:
-    """The loop waits for the person: send the next queued message, or hold the queue."""
-    queue = _queues.get(app)
-    if queue is not None:
-        queue.loop_waits(outcome)
-
-
-def focus_queue(app: Shell) -> None:
-    """Alt+Up: to the queued messages (the last one chosen), if there are any."""
-    queue = _queues.get(app)
-    if queue is None or queue.view is None or not queue.items:
-        app.notify("no queued messages")
-        return
-    queue.view.selected = len(queue.items) - 1
-    queue.view.focus()

@@ -6,13 +6,10 @@ the status line says PLAN. What it does to requests and calls: tui_agent/approva
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .shell import Shell
-
-_before: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
 def toggle_plan(app: Shell, arguments: str = "") -> None:
@@ -21,7 +18,8 @@ def toggle_plan(app: Shell, arguments: str = "") -> None:
         return
     current = str(app.host.policy.mode)
     if current == "plan":
-        app.set_approval_mode(_before.pop(app, "ask"))
+        before, app.mode_before_plan = app.mode_before_plan, None
+        app.set_approval_mode(before or "ask")
         return
-    _before[app] = current
+    app.mode_before_plan = current
     app.set_approval_mode("plan")

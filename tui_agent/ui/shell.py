@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..wiring.host_options import HostOptions
     from .arming import Clock, KeyClock
     from .event_router import EventRouter
+    from .message_queue import MessageQueue
 
 W = TypeVar("W", bound="Widget")
 R = TypeVar("R")
@@ -92,6 +93,9 @@ class Shell(RouterApp, Protocol):
     clock: Clock  # the app's time: UI code never reads the system clock
     key_clock: KeyClock  # when the person last typed (see arming)
     added_actions: dict[str, Action]  # actions.add_action
+    queue: MessageQueue  # messages typed while the agent works (message_queue)
+    interrupted_at: float | None  # the last Ctrl+C that did not copy (interrupt)
+    mode_before_plan: str | None  # the approval mode /plan replaced (plan_view)
 
     # -- what the app does -------------------------------------------------------------------
 

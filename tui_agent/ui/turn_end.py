@@ -41,6 +41,4 @@ class TurnEnd:
         said = _SAID.get(self.outcome or "")
         if said is not None:
             notify_person(self.app, said)
-        from .message_queue import loop_waits
-
-        loop_waits(self.app, self.outcome)
+        self.app.queue.loop_waits(self.outcome)
