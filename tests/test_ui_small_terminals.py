@@ -31,7 +31,7 @@ from .test_ui_snapshots_app import (
     finished,
     prompted,
 )
-from .ui_app_helpers import armed_prompt, cards, send, wait_idle_agent
+from .ui_app_helpers import armed_prompt, cards, send, wait_for, wait_idle_agent
 
 SMALL = (60, 15)
 SIZES = [pytest.param(SMALL, id="60x15"), pytest.param((80, 24), id="80x24")]
@@ -136,3 +136,23 @@ def test_write_diff_approval_small(
 def test_finished_answer_small(snap_compare: Snap, workspace: Path, size: tuple[int, int]) -> None:
     run_before = after(asking("hi, what can you do?"), finished, settled)
     assert snap_compare(demo_app(workspace), terminal_size=size, run_before=run_before)
+
+
+async def test_at_60x15_the_session_browser_shows_its_keys_and_sessions(workspace: Path) -> None:
+    app = demo_app(workspace)
+    async with app.run_test(size=SMALL) as pilot:
+        await booted(pilot)
+        await send(pilot, "list the files")
+        await armed_prompt(pilot)
+        await pilot.press("y")
+        await wait_idle_agent(pilot)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: "list the files" in screen_text(app), "the list")
+        shown = screen_text(app)
+        keys = " ".join(shown.split())  # the keys' line wraps, whole
+        assert "Enter resume · r rename · d delete · f fork · Esc close" in keys, shown
+        for column in ("Title", "Updated", "Profile/model"):
+            assert column in shown, shown
+        assert "demo/tui-agent-demo" in shown, shown
+        table = app.screen.query_one("#sessions")
+        assert on_screen(pilot, table) and table.size.height >= 8, table.size

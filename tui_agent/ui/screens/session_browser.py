@@ -76,6 +76,22 @@ class SessionBrowser(GuardedModal[None]):
     SessionBrowser #question {
         color: $warning;
     }
+    SessionBrowser #keys {
+        width: 1fr;
+    }
+    /* Small terminals: the list takes the whole screen and the search field one row, so the
+       keys' line (wrapped, never cut) and the sessions stay seen. */
+    SessionBrowser.-narrow > #browser, SessionBrowser.-short > #browser {
+        width: 100%;
+        height: 100%;
+        border: none;
+        padding: 0;
+    }
+    SessionBrowser.-short #search {
+        height: 1;
+        border: none;
+        padding: 0 1;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
@@ -101,7 +117,9 @@ class SessionBrowser(GuardedModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="browser"):
-            yield Label("Sessions: Enter resume · r rename · d delete · f fork · Esc close")
+            yield Label(
+                "Sessions: Enter resume · r rename · d delete · f fork · Esc close", id="keys"
+            )
             yield Input(placeholder="Search titles and text", id="search")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             yield Question(id="question")
