@@ -151,16 +151,14 @@ class TuiAgentApp(SafeApp):
         from ..session import SessionError
         from ..wiring.host import open_host
         from .approver import UIApprover
-        from .event_router import EventRouter
         from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
 
         # Importing the markdown widgets here, after the first frame, keeps their cost (markdown-it,
         # pygments) off both the first screen and the first streamed answer.
         setup_logging(self._debug)
         status = self.query_one(StatusBar)
-        transcript = self.query_one(Transcript)
         try:
-            self.host = await open_host(self.options, UIApprover(self))
+            host = await open_host(self.options, UIApprover(self))
         except (ConfigError, SessionError) as exc:
             # Nothing can be done in this app without a profile and a session: quit at once
             # and let the command line print the one-line error (exit status 1).
@@ -168,31 +166,68 @@ class TuiAgentApp(SafeApp):
             self.startup_error = str(exc)
             self.exit(return_code=1)
             return
-        host = self.host
+        await self.show_session(host)
+
+    async def show_session(
+        self, host: SessionHost, notice: str = "", *, options: HostOptions | None = None
+    ) -> None:
+        """Show ``host`` (opened already, with ``options`` when not the app's): its status, its
+        notices and ``notice`` (when not empty), its MCP servers, context, sandbox and
+        conversation. The app's first session is shown in the panes it started with, and the
+        workspace's untrusted content is asked about then (once per app); any later one (a
+        switch, /new) closes the current host first and gets fresh panes."""
+        from .context_view import attach_context
+        from .event_router import EventRouter
+        from .mcp_view import attach_mcp
+        from .sandbox_view import show_sandbox
+        from .workspace_trust import ask_workspace_trust
+
+        old, self.host = self.host, host
+        if options is not None:
+            self.options = options
+        if old is not None:
+            await old.close()
+            await self._fresh_panes()
+        transcript = self.query_one(Transcript)
         self.router = EventRouter(self)
+        status = self.query_one(StatusBar)
         status.profile = host.profile.name
         status.model = host.profile.model
         status.mode = str(host.policy.mode)
         status.connection = "ready"
-        status.tokens = host.tokens  # the resumed session's, not the last one's
-        if host.profile.is_demo:
-            status.hint = "offline demo model; see README to configure a provider"
-        for notice in host.notices:
-            transcript.add_notice(notice.text, notice.level)
-        from .mcp_view import attach_mcp
-        from .workspace_trust import ask_workspace_trust
-
-        attach_mcp(self, host)
-        # What the workspace brings that is not trusted: asked once per app (a switch to another
-        # session does not ask again).
-        ask_workspace_trust(self, host)
-        from .context_view import attach_context
-
+        status.tokens = host.tokens  # the resumed session's, not the last one's (0 when new)
+        if old is None:
+            if host.profile.is_demo:
+                status.hint = "offline demo model; see README to configure a provider"
+        else:
+            status.hint = "offline demo model" if host.profile.is_demo else ""
+        for item in host.notices:
+            transcript.add_notice(item.text, item.level)
+        if notice:
+            transcript.add_notice(notice, "info")
+        attach_mcp(self, host)  # its servers: notices, "MCP n/m"
+        if old is None:
+            # What the workspace brings that is not trusted: asked once per app (a switch to
+            # another session does not ask again).
+            ask_workspace_trust(self, host)
         attach_context(self, host)
         self.router.show_conversation(host)
-        from .sandbox_view import show_sandbox
+        show_sandbox(self)  # the session's, from config
 
-        show_sandbox(self)
+    async def _fresh_panes(self) -> None:
+        """An empty transcript and calls panel in place of the old ones."""
+        main = self.query_one("#main")
+        old_panel = self.query_one(SidePanel)
+        # Only what F2 chose is carried over: a panel hidden by the layout (empty, narrow) is not.
+        chosen = old_panel.styles.inline.has_rule("display")
+        shown = old_panel.display
+        await self.query_one(Transcript).remove()
+        await old_panel.remove()
+        transcript = Transcript(id="transcript")
+        panel = SidePanel(id="calls")
+        if chosen:
+            panel.display = shown
+        await main.mount_all([transcript, panel])
 
     async def action_quit(self) -> None:
         if self.host is not None:

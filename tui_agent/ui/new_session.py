@@ -18,7 +18,6 @@ async def new_session(app: Shell) -> None:
     from ..session import SessionError
     from ..wiring.host import open_host
     from .approver import UIApprover
-    from .session_switch import install_host
 
     if app.host is None or app.busy:
         app.notify("busy or still starting: Esc stops the agent, then /new", severity="warning")
@@ -37,4 +36,4 @@ async def new_session(app: Shell) -> None:
     except (ConfigError, SessionError) as exc:
         app.notify(str(exc), severity="error", markup=False)
         return
-    await install_host(app, host, options, "a new session")
+    await app.show_session(host, "a new session", options=options)

@@ -107,6 +107,12 @@ class Shell(RouterApp, Protocol):
 
     def switch_profile(self, name: str | None, model: str | None = None) -> Worker[None]: ...
 
+    async def show_session(
+        self, host: SessionHost, notice: str = "", *, options: HostOptions | None = None
+    ) -> None:
+        """Show ``host`` (opened already) in place of the current session, if any."""
+        ...
+
     async def switch_session(self, session_id: str) -> None:
         """Resume ``session_id`` in place of this one (raises SessionError or ConfigError)."""
         ...
