@@ -21,15 +21,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TextArea
 
+from ..text.sanitize import prepare_exact
 from ..wiring.host_options import HostOptions
+from . import approval_mode
 from .actions import Action, key_bindings, palette_entries, perform_named, run_slash
 from .arming import Clock, KeyClock
+from .mcp_view import attach_mcp
 from .message_queue import MessageQueue
+from .prompt_tools import attach_prompt_tools
 from .safe_app import SafeApp
+from .themes import apply_theme, register_themes
+from .widgets.attachment_chips import show_attachments
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
+from .workspace_trust import ask_workspace_trust
 
 if TYPE_CHECKING:
     from ..agent.events import AgentEvent
@@ -86,11 +93,7 @@ class TuiAgentApp(SafeApp):
         yield Footer()
 
     def on_mount(self) -> None:
-        from .themes import apply_theme, register_themes
-
         self.query_one(PromptInput).focus()
-        from .prompt_tools import attach_prompt_tools
-
         self.prompt_tools = attach_prompt_tools(self)  # completion list: / commands, @files
         for problem in register_themes(self):
             self.notify(problem, severity="warning")
@@ -101,8 +104,6 @@ class TuiAgentApp(SafeApp):
         # Only once the first frame is on screen: the boot imports httpx, pydantic, the
         # providers and the tools, and would otherwise delay it by their whole import time.
         self._boot()
-        from ..text.sanitize import prepare_exact
-
         self.run_worker(prepare_exact, thread=True, group="exact", exit_on_error=False)
 
     async def on_event(self, event: events.Event) -> None:
@@ -117,7 +118,8 @@ class TuiAgentApp(SafeApp):
             return
         focused = self.focused
         chain = (focused, *focused.ancestors) if focused is not None else (self.screen, self)
-        from .widgets.approval_prompt import ApprovalPrompt  # loaded once a prompt was shown
+        # Not at the top: heavy (the approval rules, the tools, pydantic); loaded with a prompt.
+        from .widgets.approval_prompt import ApprovalPrompt
 
         # Widgets that take typed text or decide about keys themselves.
         if any(isinstance(node, Input | TextArea | ApprovalPrompt) for node in chain):
@@ -176,11 +178,11 @@ class TuiAgentApp(SafeApp):
         conversation. The app's first session is shown in the panes it started with, and the
         workspace's untrusted content is asked about then (once per app); any later one (a
         switch, /new) closes the current host first and gets fresh panes."""
+        # Not at the top: they import the agent's events and the sandbox's probes, which the
+        # first screen does without (they come with the boot, after it).
         from .context_view import attach_context
         from .event_router import EventRouter
-        from .mcp_view import attach_mcp
         from .sandbox_view import show_sandbox
-        from .workspace_trust import ask_workspace_trust
 
         old, self.host = self.host, host
         if options is not None:
@@ -264,8 +266,6 @@ class TuiAgentApp(SafeApp):
         text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:
             return
-        from .widgets.attachment_chips import show_attachments
-
         attachments = self.prompt_tools.mentions.take_all()  # @files: chips above the box
         self.query_one(Transcript).add_user(text)
         show_attachments(self.query_one(Transcript), attachments)
@@ -283,7 +283,7 @@ class TuiAgentApp(SafeApp):
     async def drive(self, events: AsyncIterator[AgentEvent]) -> None:
         self.busy = True
         status = self.query_one(StatusBar)  # not in `finally`: the app may be gone by then
-        from .turn_end import TurnEnd
+        from .turn_end import TurnEnd  # the agent's events: not first-screen (see on_ready)
 
         end = TurnEnd(self)  # the person is told, the next queued message sent
         try:
@@ -320,14 +320,12 @@ class TuiAgentApp(SafeApp):
 
     def set_approval_mode(self, mode: str, *, confirmed: bool = False) -> None:
         """Switch the approval mode; entering AUTO-ALL asks first (see approval_mode)."""
-        from .approval_mode import set_approval_mode
-
-        set_approval_mode(self, mode, confirmed=confirmed)
+        approval_mode.set_approval_mode(self, mode, confirmed=confirmed)
 
     @work(exclusive=True, group="profile")
     async def switch_profile(self, name: str | None, model: str | None = None) -> None:
         """From the next turn on, use another profile and/or model; the conversation stays."""
-        from ..config import ConfigError
+        from ..config import ConfigError  # heavy, and loaded by the boot already
 
         if self.host is None:
             return
@@ -344,12 +342,12 @@ class TuiAgentApp(SafeApp):
         status.model = self.host.profile.model
         status.hint = "offline demo model" if self.host.profile.is_demo else ""
         self.query_one(Transcript).add_notice(line, "info")
-        from .context_view import attach_context
+        from .context_view import attach_context  # not first-screen (see show_session)
 
         attach_context(self, self.host)  # another model: another window
 
     def on_user_message_rewind_requested(self, message: Any) -> None:
-        from .rewind_action import open_rewind
+        from .rewind_action import open_rewind  # the agent's rewind: not first-screen
 
         open_rewind(self, message.text)
 
@@ -357,7 +355,7 @@ class TuiAgentApp(SafeApp):
         """Close this session and resume ``session_id`` in its place (see session_switch).
 
         Raises SessionError or ConfigError for the user; the current session is kept then."""
-        from .session_switch import switch_session
+        from .session_switch import switch_session  # the session store: not first-screen
 
         await switch_session(self, session_id)
 
