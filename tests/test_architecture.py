@@ -74,14 +74,16 @@ def _imports(path: Path) -> Iterator[Import]:
                 yield Import(source, alias.name, node.lineno)
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
-                yield Import(source, node.module or "", node.lineno)
-                continue
-            base = list(package[: len(package) - node.level + 1])
+                module = node.module or ""
+            else:
+                base = list(package[: len(package) - node.level + 1])
+                module = ".".join([*base, node.module] if node.module else base)
             if node.module:
-                yield Import(source, ".".join([*base, node.module]), node.lineno)
-            else:  # from . import a, b: each name may be a module
-                for alias in node.names:
-                    yield Import(source, ".".join([*base, alias.name]), node.lineno)
+                yield Import(source, module, node.lineno)
+            # from a import b, c: each name may be a module (from . import app, from .ui import app)
+            for alias in node.names:
+                if alias.name != "*":
+                    yield Import(source, f"{module}.{alias.name}", node.lineno)
 
 
 def _all_imports() -> list[Import]:
@@ -175,6 +177,28 @@ def test_no_package_cycle() -> None:
         if node not in state:
             visit(node, [node])
     assert not cycles, "package cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+# ui/ has the app on top: its feature modules take the app's face (``ui/shell.py``), and the
+# only module that imports the app is the entry point, which makes it.
+APP = f"{PACKAGE}.ui.app"
+APP_IMPORTERS = frozenset({f"{PACKAGE}.cli"})
+
+
+def test_only_the_entry_point_imports_the_app() -> None:
+    importing = [
+        item
+        for item in _all_imports()
+        if item.source != APP and (item.target == APP or item.target.startswith(APP + "."))
+    ]
+    wrong = [
+        f"{item.source}:{item.line} imports {item.target}"
+        for item in importing
+        if item.source not in APP_IMPORTERS
+    ]
+    assert not wrong, "take ui.shell.Shell instead of the app:\n" + "\n".join(wrong)
+    seen = {item.source for item in importing}
+    assert seen == APP_IMPORTERS, f"the entry point no longer imports the app: {seen}"
 
 
 def test_providers_do_not_import_each_other() -> None:
