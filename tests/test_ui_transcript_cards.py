@@ -131,7 +131,7 @@ async def test_result_is_one_line_then_expands_to_a_log(clock: FakeClock) -> Non
         summary = card.query_one(ResultSummary)
         log = card.query_one(RichLog)
         assert "first line of the file" in str(summary.render())
-        assert "(39 lines, " in str(summary.render())
+        assert "(+38 more lines, " in str(summary.render())
         assert str(summary.render()).endswith("· Enter or click opens")
         assert not log.display or log.styles.display == "none"
         assert summary.size.height == 1
@@ -157,7 +157,7 @@ async def test_a_long_first_line_leaves_room_to_say_how_to_open(clock: FakeClock
         await pilot.pause()
         summary = card.query_one(ResultSummary)
         shown = str(summary.render())
-        assert shown.endswith("(2 lines, 308 B)  · Enter or click opens"), shown
+        assert shown.endswith("(+1 more line, 308 B)  · Enter or click opens"), shown
         assert "xxx…" in shown
         assert len(shown) <= summary.content_size.width
 

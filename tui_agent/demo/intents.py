@@ -134,7 +134,8 @@ def _list(rest: str, turn: int, *, loose: bool = False) -> Script:
         path = next((w.raw for w in candidates if w.key not in _FILLERS), None)
     path = path or "."
     return Script(
-        f"Let me list {inline_code(path)}.\n",
+        # "Let me list `.`." reads as "Let me list .." once the code is drawn: say what it is.
+        f"Let me list {'the workspace folder' if path in ('.', './') else inline_code(path)}.\n",
         (_call(turn, 0, "list_dir", {"path": path}),),
     )
 

@@ -50,13 +50,21 @@ CLOSE_HINT = "Enter or click closes"
 
 
 def summary_line(output: str, is_error: bool, expanded: bool, width: int | None = None) -> Text:
-    """The one line shown for a result: its first non-blank line, its size and how to open (or
-    close) it. Given the ``width`` it is drawn in, the first line is cut so the rest fits."""
+    """The one line shown for a result: its first non-blank line, how many more lines follow,
+    its size, and how to open (or close) it. Given the ``width`` it is drawn in, the first line
+    is cut so the rest fits."""
     first = next((line for line in output.splitlines() if line.strip()), "(no output)")
     lines = line_count(output)
-    plural = "" if lines == 1 else "s"
     tail = Text(end="")
-    tail.append(f"  ({lines:,} line{plural}, {human_size(len(output.encode()))})", "dim")
+    size = human_size(len(output.encode()))
+    # "+2 more lines": the line shown is the first of several (a listing's summary is not
+    # about its first file, as "README.md (3 lines)" read).
+    more = lines - 1
+    if more > 0:
+        counted = f"+{more:,} more line{'' if more == 1 else 's'}, {size}"
+    else:
+        counted = f"{lines} line{'' if lines == 1 else 's'}, {size}"
+    tail.append(f"  ({counted})", "dim")
     tail.append(f"  · {CLOSE_HINT if expanded else OPEN_HINT}", "dim italic")
     head = Text(no_wrap=True, overflow="ellipsis", end="")
     head.append("▾ " if expanded else "▸ ")
