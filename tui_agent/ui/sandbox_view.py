@@ -98,8 +98,9 @@ async def _rerun(app: Shell, call: ToolCall) -> None:
     transcript = app.query_one(Transcript)
 
     def emit(event: AgentEvent) -> None:
-        if isinstance(event, Notice):
-            transcript.add_notice(event.text, event.level)
+        # Its notices are shown as the loop's are: the router is where an event becomes a widget.
+        if isinstance(event, Notice) and app.router is not None:
+            app.router.handle(event)
 
     try:
         assert app.host is not None
