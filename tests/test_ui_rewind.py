@@ -104,3 +104,22 @@ async def test_both_continues_in_the_rewound_conversation(workspace: Path) -> No
         assert not (workspace / "notes.txt").exists()
         assert not app.query(UserMessage)  # the new session ends before message 1
         await pilot.press("ctrl+q")
+
+
+async def test_the_picker_is_as_tall_as_its_list(workspace: Path) -> None:
+    """No empty rows between the question and the messages (there were 18 at 80x24)."""
+    app = TuiAgentApp(HostOptions(profile="demo", workspace=str(workspace)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.host is not None, "the boot worker")
+        await _agent_writes(pilot, app, workspace)
+        await pilot.press("f5")
+        await wait_text(pilot, "Rewind to just before which of your messages?")
+        lines = screen_text(app).splitlines()
+        question = next(i for i, line in enumerate(lines) if "Rewind to just before" in line)
+        message = next(i for i, line in enumerate(lines) if "write notes.txt" in line and i > 2)
+        assert message - question <= 3, "\n".join(lines[question : message + 1])
+        await pilot.press("enter")
+        await wait_text(pilot, "notes.txt")  # the plan: "(1 checkpoint after it)", wrapped
+        assert "1 checkpoint after it" in " ".join(screen_text(app).replace("│", " ").split())
+        await pilot.press("escape")
+        await pilot.press("ctrl+q")

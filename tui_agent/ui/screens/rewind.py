@@ -66,10 +66,13 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
     DEFAULT_CSS = """
     RewindScreen { align: center middle; }
     RewindScreen > Vertical {
-        width: 90%; height: 85%; border: round $warning; background: $surface; padding: 0 1;
+        width: 90%; height: auto; max-height: 85%; border: round $warning; background: $surface;
+        padding: 0 1;
     }
-    RewindScreen #rewind-plan { height: 1fr; }
-    RewindScreen OptionList { height: auto; max-height: 50%; }
+    /* As tall as what it holds: no empty rows above the list while only the list is shown. */
+    RewindScreen #rewind-plan { height: auto; max-height: 50vh; }
+    RewindScreen #rewind-plan.-empty { display: none; }
+    RewindScreen OptionList { height: auto; max-height: 40vh; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
@@ -91,7 +94,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Reading the session…", id="rewind-title")
-            with VerticalScroll(id="rewind-plan"):
+            with VerticalScroll(id="rewind-plan", classes="-empty"):
                 yield Static("", id="rewind-body")
             yield OptionList(id="rewind-options")
 
@@ -102,6 +105,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
     def _say(self, title: str, body: Text | str = "") -> None:
         self.query_one("#rewind-title", Static).update(Text(title))
         self.query_one("#rewind-body", Static).update(body)
+        self.query_one("#rewind-plan").set_class(not str(body), "-empty")
 
     def _offer(self, options: list[tuple[str, str]], picked: Callable[[str], None]) -> None:
         menu = self.query_one(OptionList)
@@ -186,7 +190,7 @@ class RewindScreen(ModalScreen[rw.RewindResult | None]):
         else:
             title = (
                 f"Rewind to just before message {self.number}. Files that will change "
-                f"({plan.checkpoints} checkpoint(s) after it):"
+                f"({plan.checkpoints} checkpoint{'' if plan.checkpoints == 1 else 's'} after it):"
             )
             choices = ["both", "files", "conversation"]
         self._say(title, plan_lines(plan))
