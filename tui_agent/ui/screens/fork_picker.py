@@ -22,7 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...session import SessionError, SessionStore
-from ...session.records import AssistantRecord, UserRecord
+from ...session.records import AssistantRecord, UserRecord, WithdrawRecord
 from ..sanitize import visible_line
 from .key_guard import GuardedModal
 
@@ -36,17 +36,24 @@ def first_line(text: str) -> str:
 
 
 def message_rows(records: Sequence[Any]) -> list[tuple[int, str, str]]:
-    """(number, who, first line) of each numbered message of ``records``."""
+    """(number, who, first line) of each numbered message of ``records``; a withdrawn one
+    (stopped and taken back into the message box) keeps its number but is not listed."""
     rows: list[tuple[int, str, str]] = []
+    withdrawn: set[int] = set()  # stopped by Esc and taken back: not a place to fork at
+    number = last_user = 0
     for record in records:
         if isinstance(record, UserRecord):
-            rows.append((len(rows) + 1, "you", first_line(record.text)))
+            number = last_user = number + 1
+            rows.append((number, "you", first_line(record.text)))
         elif isinstance(record, AssistantRecord):
+            number += 1
             line = first_line(record.text)
             if not line and record.tool_calls:
                 line = "(calls " + ", ".join(call.name for call in record.tool_calls) + ")"
-            rows.append((len(rows) + 1, "model", line or "(no text)"))
-    return rows
+            rows.append((number, "model", line or "(no text)"))
+        elif isinstance(record, WithdrawRecord) and last_user:
+            withdrawn.add(last_user)
+    return [row for row in rows if row[0] not in withdrawn]
 
 
 def row_text(number: int, who: str, line: str) -> Text:
