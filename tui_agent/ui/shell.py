@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..agent.events import AgentEvent
     from ..wiring.host import SessionHost
     from ..wiring.host_options import HostOptions
-    from .arming import Clock, KeyClock
+    from .arming import Clock
     from .event_router import EventRouter
     from .message_queue import MessageQueue
 
@@ -86,12 +86,21 @@ class Shell(RouterApp, Protocol):
 
     # -- the session and the app's own state -------------------------------------------------
 
-    host: SessionHost | None  # None until the session opens (or when it could not)
-    router: EventRouter | None  # the agent's events -> the widgets; set with the session
+    # Read only: the app alone changes its session (show_session).
+    @property
+    def host(self) -> SessionHost | None:
+        """The open session; None until it opens (or when it could not)."""
+
+    @property
+    def router(self) -> EventRouter | None:
+        """The agent's events -> the widgets; made with each session shown."""
+
+    @property
+    def options(self) -> HostOptions:
+        """How the session was opened (a switch or /new starts from them)."""
+
     busy: bool  # the agent works (a turn, a compaction, a re-run): some actions wait
-    options: HostOptions  # how the session was opened (a switch or /new starts from them)
     clock: Clock  # the app's time: UI code never reads the system clock
-    key_clock: KeyClock  # when the person last typed (see arming)
     added_actions: dict[str, Action]  # actions.add_action
     queue: MessageQueue  # messages typed while the agent works (message_queue)
     interrupted_at: float | None  # the last Ctrl+C that did not copy (interrupt)
