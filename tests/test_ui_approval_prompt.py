@@ -191,7 +191,10 @@ async def test_prefix_shows_the_rule_before_keeping_it(workspace: Path) -> None:
         assert _mode(prompt) == "choose"
         assert app.decisions == []
         await pilot.press("p", *["backspace"] * 10, *_type("ls -l"), "enter")
-        assert "this command does not start with: ls -l" in screen_text(app)
+        shown = screen_text(app)
+        assert "keeps nothing: this command does not start with: ls -l" in shown
+        assert shown.count("does not start with") == 1, shown  # the refusal is said once
+        assert "not kept: change the prefix above" in shown
         assert app.decisions == []
         await pilot.press("backspace", *_type("la"), "enter")
         assert app.decisions == [approve(remember=AllowCommandPrefix(("ls", "-la")))]

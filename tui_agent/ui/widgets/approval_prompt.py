@@ -287,18 +287,20 @@ class ApprovalPrompt(Vertical, can_focus=True):
             self._resolve(deny(event.value.strip() or None))
         elif event.input.id == "prefix" and self._mode == "prefix":
             rule = prefix_rule(event.value, self.request.arguments)
-            if isinstance(rule, str):
-                self._set_line("#error", rule)
+            if isinstance(rule, str):  # its reason is on the rule's line already
+                self._set_line("#error", "not kept: change the prefix above, or Esc to go back")
             else:
                 self._resolve(approve(remember=rule))
 
     def _show_prefix_rule(self, text: str) -> None:
         rule = prefix_rule(text, self.request.arguments)
-        line = Text("keeps: ")
         if isinstance(rule, str):
+            line = Text("keeps nothing: ")
             line.append_text(exact_text(rule, "bold"))
         else:
+            line = Text("keeps: ")
             line.append_text(exact_text(rule.describe(), "bold"))
+        self._set_line("#error", "")  # a refusal shown on Enter is answered by the change
         self.query_one("#rule", Static).update(line)
 
     def _submit_edit(self) -> None:
