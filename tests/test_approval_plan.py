@@ -3,7 +3,7 @@ question; the tools offered and the system prompt of a request in plan mode."""
 
 from __future__ import annotations
 
-from tui_agent.approval.plan import PLAN_PROMPT, PLAN_REFUSAL, offered, system_prompt
+from tui_agent.approval.plan import PLAN_PROMPT, PLAN_REFUSAL, offered, refusal, system_prompt
 from tui_agent.approval.policy import ApprovalMode, ApprovalPolicy
 from tui_agent.approval.rules import AllowTool, SessionRules
 
@@ -14,15 +14,15 @@ def test_plan_mode_approves_reads_and_refuses_the_rest_even_with_a_rule() -> Non
     policy = ApprovalPolicy(ApprovalMode.PLAN, SessionRules([AllowTool("write_file")]))
     assert policy.auto_approval("read_file", "read", {}) == "read-only tool in plan mode"
     assert policy.auto_approval("write_file", "write", {}) is None  # the rule does not apply
-    assert policy.refusal("read") is None
+    assert refusal(policy.mode, "read") is None
     for risk in ("write", "execute", "network", "unknown"):
-        assert policy.refusal(risk) == PLAN_REFUSAL
+        assert refusal(policy.mode, risk) == PLAN_REFUSAL
     assert "plan mode is on" in PLAN_REFUSAL
 
 
 def test_other_modes_refuse_nothing() -> None:
     for mode in (ApprovalMode.ASK, ApprovalMode.AUTO_READ, ApprovalMode.AUTO_ALL):
-        assert ApprovalPolicy(mode).refusal("execute") is None
+        assert refusal(mode, "execute") is None
 
 
 def test_a_request_in_plan_mode_offers_reads_and_says_it_plans() -> None:

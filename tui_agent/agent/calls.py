@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from ..approval.approver import ApprovalRequest, Approver
 from ..approval.decision import Decision
+from ..approval.plan import refusal
 from ..approval.policy import ApprovalPolicy
 from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 from ..config import ConfigError, remember_rule
@@ -153,7 +154,7 @@ class CallRunner:
                     self._finish(results, index, vc.call, CANCELLED, "cancelled", emit)
                     break
                 size = len(vc.call.arguments.encode("utf-8", "surrogatepass"))
-                refused = self.policy.refusal(str(vc.spec.risk))  # plan mode: see approval/plan.py
+                refused = refusal(self.policy.mode, str(vc.spec.risk))  # plan mode
                 if size > self.max_argument_bytes:
                     refused = (
                         f"arguments of {size} bytes are too large to show in full; not offered"

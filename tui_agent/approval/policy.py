@@ -54,12 +54,6 @@ class ApprovalPolicy:
             return None
         return rule.describe()
 
-    def refusal(self, risk: str) -> str | None:
-        """Why a call of ``risk`` is refused without asking (plan mode); None: it is not."""
-        from .plan import refusal
-
-        return refusal(self.mode, risk)
-
 
 def _shadowed(rule: AllowCommandPrefix, workspace: str | None) -> bool:
     return workspace is not None and shadowing_folder(rule.words[0], workspace) is not None
