@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..context.estimate import estimate_messages
 from ..context.events import (
@@ -35,8 +35,14 @@ from ..stream.turn import TruncatedTurn, TurnResult
 from ..transport import stream_turn
 
 if TYPE_CHECKING:
+    import httpx
+
+    from ..conversation import Message
+    from ..providers import RequestSettings
+    from ..transport import StreamLimits
+    from .context_keeper import ContextKeeper
     from .events import AgentEvent
-    from .loop import Agent
+    from .recorder import SessionRecorder
 
 NOTHING_TO_COMPACT = "nothing to compact yet: the conversation is only its most recent messages"
 # A manual /compact keeps at most this share of the conversation verbatim, so it summarizes
@@ -47,8 +53,36 @@ MANUAL_KEEP_SHARE = 0.5
 MIN_SAVING = 0.1
 
 
+class _HasLimits(Protocol):
+    @property
+    def limits(self) -> StreamLimits: ...
+
+
+class Compactable(Protocol):
+    """What a compaction uses of the agent whose conversation it compacts (``loop.Agent``)."""
+
+    messages: list[Message]  # read, then replaced by the part kept verbatim
+
+    @property
+    def context(self) -> ContextKeeper: ...
+    @property
+    def recorder(self) -> SessionRecorder: ...
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def request(self) -> RequestSettings: ...
+    @property
+    def client(self) -> httpx.AsyncClient: ...
+    @property
+    def settings(self) -> _HasLimits: ...
+    def context_used(self) -> int: ...
+    def watch_stream(self, task: asyncio.Task[TurnResult] | None) -> None: ...
+
+
 async def compact(
-    agent: Agent, reason: CompactionReason, instructions: str = ""
+    agent: Compactable, reason: CompactionReason, instructions: str = ""
 ) -> AsyncGenerator[AgentEvent, None]:
     """Compact ``agent``'s conversation; yields CompactionStarted, then Compacted and a
     ContextUpdate, or CompactionFailed. An automatic one with nothing to do says nothing."""
@@ -131,7 +165,7 @@ def _failure(result: TurnResult | None) -> str | None:
     return None
 
 
-async def _summarize(agent: Agent, text: str) -> AsyncGenerator[RetryWait | TurnResult, None]:
+async def _summarize(agent: Compactable, text: str) -> AsyncGenerator[RetryWait | TurnResult, None]:
     """The summary request's waits before retries, then its result (nothing if cancelled)."""
     settings = dataclasses.replace(agent.request, stateful=False)
     request = request_builder(agent.protocol)([UserMessage(text)], [], settings)
