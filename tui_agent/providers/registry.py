@@ -6,18 +6,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import anthropic, gemini_generate, gemini_interactions, openai_chat, openai_responses
+from .anthropic import PROTOCOL as ANTHROPIC
 from .decoding import StreamDecoder
+from .gemini_generate import PROTOCOL as GEMINI_GENERATE
+from .gemini_interactions import PROTOCOL as GEMINI_INTERACTIONS
+from .openai_chat import PROTOCOL as OPENAI_CHAT
+from .openai_responses import PROTOCOL as OPENAI_RESPONSES
 from .spec import ProtocolSpec, RequestBuilder
 
 PROTOCOLS: dict[str, ProtocolSpec] = {
     spec.name: spec
     for spec in (
-        openai_responses.PROTOCOL,
-        openai_chat.PROTOCOL,
-        anthropic.PROTOCOL,
-        gemini_interactions.PROTOCOL,
-        gemini_generate.PROTOCOL,
+        OPENAI_RESPONSES,
+        OPENAI_CHAT,
+        ANTHROPIC,
+        GEMINI_INTERACTIONS,
+        GEMINI_GENERATE,
     )
 }
 

@@ -12,9 +12,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from . import landlock as ll
-from . import seccomp
+from .landlock import abi_version
 from .launch import SETUP_MESSAGE, Plan, preexec
+from .seccomp import available as seccomp_available
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,11 @@ def detect() -> Capabilities:
         why = f"not Linux ({sys.platform}); macOS sandbox-exec support is future work"
         return Capabilities(0, why, False, why, False, why)
     try:
-        abi = ll.abi_version()
+        abi = abi_version()
         landlock_reason = "" if abi else _landlock_absent_reason()
     except (OSError, AttributeError) as exc:
         abi, landlock_reason = 0, f"the Landlock call failed: {exc}"
-    filters = seccomp.available()
+    filters = seccomp_available()
     failure = _probe(fresh_proc=True)
     if failure is None:
         return Capabilities(abi, landlock_reason, True, "", True, "", filters)

@@ -39,7 +39,8 @@ import stat
 import subprocess
 from pathlib import Path
 
-from . import app_git
+from .app_git import GitMissingError
+from .app_git import run as run_git
 
 _MS_RDONLY = 1
 _MS_NOSUID = 2
@@ -167,13 +168,13 @@ def _programs(config: str, worktree: str, root: str) -> list[str]:
     if not config or not _may_matter(config, _PROGRAM_WORDS):
         return []
     try:
-        done = app_git.run(
+        done = run_git(
             ["config", "--file", config, "--includes", "--list", "-z"],
             workspace=Path(root),
             cwd=Path(worktree),
             timeout=_HOOKS_TIMEOUT_S,
         )
-    except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
+    except (OSError, subprocess.SubprocessError, GitMissingError):
         return []
     found = []
     for entry in done.stdout.split(b"\0") if done.returncode == 0 else []:
@@ -193,7 +194,7 @@ def _includes(config: str, worktree: str, root: str) -> list[str]:
     if not _may_matter(config, (b"include",)):
         return []
     try:
-        done = app_git.run(
+        done = run_git(
             [
                 "config",
                 "--file",
@@ -206,7 +207,7 @@ def _includes(config: str, worktree: str, root: str) -> list[str]:
             cwd=Path(worktree),
             timeout=_HOOKS_TIMEOUT_S,
         )
-    except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
+    except (OSError, subprocess.SubprocessError, GitMissingError):
         return []
     found = []
     for line in done.stdout.splitlines():
@@ -228,13 +229,13 @@ def _hooks_path(worktree: str, gitdirs: tuple[str, ...], root: str) -> str:
         if not _may_matter(path):
             continue
         try:
-            done = app_git.run(
+            done = run_git(
                 ["config", "--file", path, "--includes", "--type=path", "--get", "core.hooksPath"],
                 workspace=Path(root),
                 cwd=Path(worktree),
                 timeout=_HOOKS_TIMEOUT_S,
             )
-        except (OSError, subprocess.SubprocessError, app_git.GitMissingError):
+        except (OSError, subprocess.SubprocessError, GitMissingError):
             return ""
         value = os.fsdecode(done.stdout.rstrip(b"\n")) if done.returncode == 0 else ""
         if value:  # relative: to the work tree's top, where git runs hooks

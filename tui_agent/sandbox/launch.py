@@ -28,12 +28,31 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import git_guard, host_view, seccomp, write_quota
-from . import landlock as ll
-from . import namespaces as ns
+from .git_guard import bind_read_only
+from .host_view import HostView
+from .host_view import apply as apply_host_view
+from .landlock import SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL, Ruleset
 from .limits import apply_limits
+from .namespaces import (
+    CLONE_NEWIPC,
+    CLONE_NEWNET,
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    CLONE_NEWUSER,
+    die_with_parent,
+    loopback_up,
+    mount_private_proc,
+    mounts_private,
+    neutral_name,
+    not_dumpable,
+    raw_fork,
+    unshare,
+)
 from .pids_cgroup import join
 from .rules import Rule
+from .seccomp import install as install_network_filter
+from .write_quota import exceeded as write_quota_exceeded
+from .write_quota import start as write_quota_start
 
 SETUP_FAILED = 125
 SETUP_MESSAGE = "tui-agent sandbox: "
@@ -62,7 +81,7 @@ class Plan:
     report_fd: int = -1  # the init writes b"L" here when it stopped processes left running
     pids_procs: str = ""  # cgroup.procs of the command's pids group (root: see pids_cgroup)
     network_filter: bytes = b""  # network off without a namespace: seccomp refuses inet sockets
-    view: host_view.HostView | None = None  # host sockets hidden in the mount namespace
+    view: HostView | None = None  # host sockets hidden in the mount namespace
     scratch_mb: int = 1024  # size of each tmpfs covering a host folder (see host_view)
     read_only: tuple[str, ...] = ()  # bind-mounted read-only in the namespace (git_guard.py)
     memory_procs: str = ""  # cgroup.procs of the command's memory group (see memory_cgroup)
@@ -96,8 +115,8 @@ def _launch(plan: Plan) -> None:
     for signum in _PASSED_ON:
         _libc.signal(signum, None)
     original_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
-    ns.die_with_parent()
-    ns.not_dumpable()
+    die_with_parent()
+    not_dumpable()
     if os.getppid() != plan.app_pid:
         os._exit(SETUP_FAILED)  # the app is already gone
     if plan.pids_procs:
@@ -117,48 +136,48 @@ def _launch(plan: Plan) -> None:
         return
     # IPC too: the host's System V shared memory, semaphores and message queues (and POSIX
     # message queues) are another channel to a host service.
-    flags = ns.CLONE_NEWUSER | ns.CLONE_NEWPID | ns.CLONE_NEWNS | ns.CLONE_NEWIPC
+    flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
     if plan.new_network:
-        flags |= ns.CLONE_NEWNET
-    ns.unshare(flags, plan.uid, plan.gid)
-    ns.neutral_name()
+        flags |= CLONE_NEWNET
+    unshare(flags, plan.uid, plan.gid)
+    neutral_name()
     status_read, status_write = os.pipe()
-    init = ns.raw_fork()
+    init = raw_fork()
     if init > 0:
         _closefds_except({status_read})
         _launcher(init, status_read)
     os.close(status_read)
-    ns.die_with_parent()
-    ns.mounts_private()
+    die_with_parent()
+    mounts_private()
     if plan.fresh_proc:
-        ns.mount_private_proc()
+        mount_private_proc()
     if plan.view is not None:
-        host_view.apply(plan.view, plan.scratch_mb)
-    git_guard.bind_read_only(plan.read_only)
+        apply_host_view(plan.view, plan.scratch_mb)
+    bind_read_only(plan.read_only)
     if plan.new_network:
-        ns.loopback_up()
+        loopback_up()
     _confine(plan)
-    command = ns.raw_fork()
+    command = raw_fork()
     if command == 0:
         os.close(status_write)
         _become_command(plan, original_mask)
         return
     _closefds_except({status_write, plan.report_fd, *watched})
-    _init(command, status_write, plan, watched, write_quota.start())
+    _init(command, status_write, plan, watched, write_quota_start())
 
 
 def _confine(plan: Plan) -> None:
     if plan.landlock_abi:
         _landlock(plan)
     if plan.network_filter:
-        seccomp.install(plan.network_filter)
+        install_network_filter(plan.network_filter)
 
 
 def _landlock(plan: Plan) -> None:
     # No signal to a process outside the sandbox (the app above all), and no abstract Unix
     # socket outside it (a host service's, even with the network on: it is not a network).
-    scopes = ll.SCOPE_SIGNAL | ll.SCOPE_ABSTRACT_UNIX_SOCKET
-    ruleset = ll.Ruleset(plan.landlock_abi, deny_tcp=plan.deny_tcp, scopes=scopes)
+    scopes = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET
+    ruleset = Ruleset(plan.landlock_abi, deny_tcp=plan.deny_tcp, scopes=scopes)
     for rule in plan.rules:
         ruleset.allow(rule.path, rule.rights, is_dir=rule.is_dir)
     ruleset.restrict_self()
@@ -241,7 +260,7 @@ def _watch(plan: Plan, watched: tuple[int, int], free_at_start: int) -> None:
         os._exit(128 + signal.SIGKILL)
     if plan.fresh_proc and plan.max_processes and _too_many(plan.max_processes):
         _stop_all(f"it ran more than {plan.max_processes} processes at once")
-    if plan.write_mb and write_quota.exceeded(free_at_start, plan.write_mb):
+    if plan.write_mb and write_quota_exceeded(free_at_start, plan.write_mb):
         if plan.report_fd >= 0:
             os.write(plan.report_fd, b"W")
         os.kill(-1, signal.SIGKILL)

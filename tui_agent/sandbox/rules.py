@@ -24,11 +24,20 @@ import os
 import stat
 from dataclasses import dataclass
 
-from . import landlock as ll
+from .landlock import (
+    EXECUTE,
+    FILE_RIGHTS,
+    IOCTL_DEV,
+    READ_DIR,
+    READ_FILE,
+    TRUNCATE,
+    WRITE_FILE,
+    WRITE_RIGHTS,
+)
 
 READ_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 WRITE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
-_READ = ll.EXECUTE | ll.READ_FILE | ll.READ_DIR
+_READ = EXECUTE | READ_FILE | READ_DIR
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +60,15 @@ def policy_rules(
     folders, see ``git_guard.py``). A writable or readable folder that holds a denied or
     read-only path is granted around it, never over it."""
     refused = frozenset(denied)
-    rules = [Rule("/", ll.READ_DIR, True)]
+    rules = [Rule("/", READ_DIR, True)]
     _grant_beside("/", refused, _READ, rules)
     for folder in readable:
         if folder not in writable:
             _grant(folder, refused, _READ, rules)
-    rules += [Rule(device, _READ | ll.IOCTL_DEV, False) for device in READ_DEVICES]
-    rules += [Rule(d, ll.WRITE_FILE | ll.TRUNCATE | ll.IOCTL_DEV, False) for d in WRITE_DEVICES]
+    rules += [Rule(device, _READ | IOCTL_DEV, False) for device in READ_DEVICES]
+    rules += [Rule(d, WRITE_FILE | TRUNCATE | IOCTL_DEV, False) for d in WRITE_DEVICES]
     for folder in writable:
-        _grant(folder, refused | frozenset(read_only), ll.WRITE_RIGHTS | _READ, rules)
+        _grant(folder, refused | frozenset(read_only), WRITE_RIGHTS | _READ, rules)
     return rules
 
 
@@ -90,4 +99,4 @@ def _grant_beside(folder: str, denied: frozenset[str], rights: int, rules: list[
         if is_dir and any(d.startswith(path + "/") for d in denied):
             _grant_beside(path, denied, rights, rules)
             continue
-        rules.append(Rule(path, rights if is_dir else rights & ll.FILE_RIGHTS, is_dir))
+        rules.append(Rule(path, rights if is_dir else rights & FILE_RIGHTS, is_dir))

@@ -25,7 +25,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import process_limits
+from .process_limits import ended as group_ended
+from .process_limits import process_slot
+from .process_limits import started as group_started
 
 DEFAULT_GRACE_S = 2.0
 # After the program exits, how long background children may keep the output pipe open.
@@ -69,7 +71,7 @@ async def run_in_process_group(
     ended before ``CancelledError`` propagates. ``preexec`` runs in the child before ``exec``
     (the sandbox's confinement, see tui_agent.sandbox.launch).
     """
-    async with process_limits.process_slot():
+    async with process_slot():
         return await _run(argv, cwd, env, timeout_s, output_cap, grace_s, preexec)
 
 
@@ -115,13 +117,13 @@ async def _run(
     try:
         return await _collect(proc, read_fd, timeout_s, output_cap, grace_s, started)
     finally:
-        process_limits.ended(proc.pid)
+        group_ended(proc.pid)
 
 
 def _known(spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
     """A spawned program's group is known at once, even to a cancelled caller."""
     if not spawning.cancelled() and spawning.exception() is None:
-        process_limits.started(spawning.result().pid)
+        group_started(spawning.result().pid)
 
 
 async def _collect(
@@ -182,7 +184,7 @@ async def _stop_spawned(
         proc.kill()
     with contextlib.suppress(asyncio.CancelledError, TimeoutError):
         await asyncio.wait_for(proc.wait(), grace_s)
-    process_limits.ended(proc.pid)
+    group_ended(proc.pid)
 
 
 async def stop_process_group(pgid: int, grace_s: float = DEFAULT_GRACE_S) -> bool:

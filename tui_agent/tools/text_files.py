@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 SNIFF_BYTES = 8192
 SKIPPED_DIR_NAMES = frozenset({".git", ".hg", ".svn"})
 SUMMARY_PREFIX = "\0summary "
+WORKER_SCRIPT = Path(__file__)  # search_text runs this file as its own process
 _MAX_LINE_BYTES = 64 * 1024
 _SHOWN_LINE_CHARS = 300
 # Deeper folders are counted as unreadable rather than walked (one open descriptor per level).

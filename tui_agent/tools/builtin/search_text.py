@@ -9,22 +9,20 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import text_files
 from ..environment import scrubbed_environment
 from ..process import ProcessStartError, run_in_process_group
 from ..sandbox import SandboxError, resolve_in_workspace, shown_path
 from ..spec import Risk, ToolContext, ToolOutput, ToolSpec
+from ..text_files import SUMMARY_PREFIX, WORKER_SCRIPT
 
 MAX_MATCHES = 500
 MAX_OUTPUT_BYTES = 256 * 1024
 TIME_LIMIT_S = 20.0
 # The worker stops itself at TIME_LIMIT_S between lines; the margin catches one stuck in a match.
 KILL_MARGIN_S = 5.0
-_WORKER = Path(text_files.__file__)
 
 
 class SearchTextArgs(BaseModel):
@@ -58,7 +56,7 @@ async def run_search_text(args: SearchTextArgs, ctx: ToolContext) -> ToolOutput:
         "time_limit_s": TIME_LIMIT_S,
     }
     # -I -S: the workspace's own files (a stray re.py) and site packages cannot be imported.
-    argv = [sys.executable, "-I", "-S", str(_WORKER), json.dumps(request)]
+    argv = [sys.executable, "-I", "-S", str(WORKER_SCRIPT), json.dumps(request)]
     try:
         result = await run_in_process_group(
             argv,
@@ -71,7 +69,7 @@ async def run_search_text(args: SearchTextArgs, ctx: ToolContext) -> ToolOutput:
     except ProcessStartError as exc:
         return ToolOutput(f"search_text could not start its search process: {exc}", True)
     output = result.output.decode("utf-8", "replace")
-    matches, _, summary_text = output.partition(text_files.SUMMARY_PREFIX)
+    matches, _, summary_text = output.partition(SUMMARY_PREFIX)
     if not summary_text:
         return _partial(matches, args.pattern)
     summary = json.loads(summary_text)
