@@ -248,3 +248,114 @@ def test_the_map_names_every_layered_package() -> None:
         if f"`{unit}/`" not in text and f"`{unit}.py`" not in text
     ]
     assert not missing, f"docs/ARCHITECTURE.md does not name: {missing}"
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Every module of the package and the modules it imports, however it imports them.
+
+    ``import a.b.c`` and ``from a.b.c import name`` depend on ``a.b.c`` (the parents' faces
+    are not counted: a package's ``__init__`` may re-export its own modules); ``from pkg import
+    name`` depends on ``pkg``'s ``__init__`` and, when ``name`` is a submodule, on it too.
+    """
+    names = {_module_name(path)[0]: path for path in (ROOT / PACKAGE).rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in names}
+
+    def known(target: str) -> set[str]:
+        parts = target.split(".")
+        while parts and ".".join(parts) not in names:
+            parts.pop()  # a name inside a module: the module
+        return {".".join(parts)} if parts else set()
+
+    for source, path in names.items():
+        package = _module_name(path)[1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            targets: set[str] = set()
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    targets |= known(alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level == 0:
+                    base = node.module or ""
+                else:
+                    parts = list(package[: len(package) - node.level + 1])
+                    base = ".".join([*parts, node.module] if node.module else parts)
+                targets |= known(base)
+                targets |= {f"{base}.{a.name}" for a in node.names} & names.keys()
+            graph[source] |= targets - {source}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, pending = work[-1]
+            if pending:
+                nxt = pending.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(graph[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_module_cycle() -> None:
+    """No circle of imports between modules, counting every import (no allow-list): a helper
+    that would import what imports it takes a small Protocol instead (see ui/shell.py)."""
+    cycles = _cycles(_module_graph())
+    assert not cycles, "module cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_sees_a_circle_through_a_package_face() -> None:
+    graph = {
+        "p": {"p.a"},  # p/__init__.py: from .a import X
+        "p.a": {"p.b"},
+        "p.b": {"p"},  # from . import helpers: runs p/__init__.py
+        "q": set(),
+    }
+    assert _cycles(graph) == [["p", "p.a", "p.b"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_what_crosses_up_is_frozen_but_the_two_stream_deltas() -> None:
+    """docs/ARCHITECTURE.md's statement on agent events, checked."""
+    import dataclasses
+    import typing
+
+    from tui_agent.agent.events import AgentEvent
+    from tui_agent.stream.events import ReasoningDelta, TextDelta
+
+    kinds = typing.get_args(AgentEvent)
+    assert len(kinds) > 10
+    not_frozen = {kind for kind in kinds if not kind.__dataclass_params__.frozen}
+    assert not_frozen == {TextDelta, ReasoningDelta}, not_frozen
+    assert all(dataclasses.is_dataclass(kind) for kind in kinds)
