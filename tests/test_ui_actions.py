@@ -138,3 +138,25 @@ async def test_a_key_the_agent_must_be_idle_for_says_so(env: AppEnv) -> None:
             server.release()
             await wait_idle_agent(pilot)
         assert len(server.requests) == 1
+
+
+async def test_a_command_that_does_not_apply_says_why_not_unknown(env: AppEnv) -> None:
+    """/mcp-restart without MCP servers: not offered, and typed anyway it says why (it said
+    "unknown command"); the text stays in the box and nothing is sent."""
+    from tui_agent.ui.widgets.prompt_input import PromptInput
+
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "/mcp-restart time")
+            toasts = [str(n.message) for n in app._notifications]
+            assert any(
+                t.startswith("/mcp-restart does not apply now: this session has no MCP servers")
+                for t in toasts
+            ), toasts
+            assert not any("unknown command" in t for t in toasts), toasts
+            assert app.query_one(PromptInput).text == "/mcp-restart time"
+            app.query_one(PromptInput).clear()
+            await send(pilot, "/nosuch")
+            toasts = [str(n.message) for n in app._notifications]
+            assert any("unknown command '/nosuch'" in t for t in toasts), toasts
+        assert server.requests == []

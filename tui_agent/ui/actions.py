@@ -30,6 +30,8 @@ from .slash_commands import SlashCommand, Suggestion, templates_of
 from .slash_commands import run_slash as _run_slash
 from .slash_commands import suggestions as _suggestions
 
+STILL_OPENING = "the session is still opening: try again in a moment"
+
 
 def _session_open(app: Shell) -> bool:
     return app.host is not None
@@ -221,6 +223,7 @@ ACTIONS: tuple[Action, ...] = (
         while_busy=False,
         needs_session=True,
         offered=_session_open,
+        unavailable=STILL_OPENING,
     ),
     Action(
         "editor",
@@ -325,6 +328,7 @@ ACTIONS: tuple[Action, ...] = (
         complete=run.sandbox_modes,
         needs_session=True,
         offered=_session_open,
+        unavailable=STILL_OPENING,
     ),
     Action(
         "network",
@@ -335,6 +339,7 @@ ACTIONS: tuple[Action, ...] = (
         complete=run.network_choices,
         needs_session=True,
         offered=_session_open,
+        unavailable=STILL_OPENING,
     ),
     Action(
         "mcp-restart",
@@ -345,6 +350,8 @@ ACTIONS: tuple[Action, ...] = (
         complete=run.mcp_servers,
         needs_session=True,
         offered=_has_mcp,
+        unavailable="this session has no MCP servers (config.toml's [mcp_servers], or a "
+        "trusted .mcp.json)",
     ),
     Action(
         "trust-templates",
@@ -474,4 +481,14 @@ def suggestions(app: Shell, text: str, cursor: int) -> list[Suggestion]:
 
 def run_slash(app: Shell, text: str) -> str | None:
     """The text to send, or None when ``text`` was a command (run, or refused with a notice)."""
+    word = text.strip().partition(" ")[0]
+    action = {**BY_NAME, **app.added_actions}.get(word[1:].lower()) if word[:2] != "//" else None
+    if action is not None and action.slash and action.offered and not action.offered(app):
+        # A command that exists but does not apply now says why, not "unknown command".
+        from .widgets.prompt_input import PromptInput
+
+        why = action.unavailable or "not available in this session"
+        app.notify(f"{word} does not apply now: {why}", severity="warning", markup=False)
+        app.query_one(PromptInput).restore(text)
+        return None
     return _run_slash(all_commands(app), app, text)

@@ -79,6 +79,7 @@ class Action:
     while_busy: bool = True  # runs while the agent works
     needs_session: bool = False  # waits for the session to open
     offered: Callable[[Shell], bool] | None = None  # neither palette nor slash list when False
+    unavailable: str = ""  # why, when ``offered`` says no and the person types /name anyway
 
 
 class Shell(RouterApp, Protocol):
