@@ -24,12 +24,13 @@ from ..context.events import (
     CompactionReason,
     CompactionStarted,
     ContextUpdate,
+    ResultsCut,
 )
 from ..context.planner import plan_compaction
 from ..context.summary import compacted_view, compaction_request_text, detached
 from ..conversation import UserMessage
 from ..providers import request_builder
-from ..session.records import CompactionRecord
+from ..session.records import CompactionRecord, NoteRecord
 from ..stream.progress import RetryWait
 from ..stream.turn import TruncatedTurn, TurnResult
 from ..transport import stream_turn
@@ -87,6 +88,12 @@ async def compact(
     """Compact ``agent``'s conversation; yields CompactionStarted, then Compacted and a
     ContextUpdate, or CompactionFailed. An automatic one with nothing to do says nothing."""
     keeper = agent.context
+    cut = cut_newest_results(agent, reason)
+    if cut is not None:
+        yield cut
+        yield ContextUpdate(agent.context_used(), keeper.size)
+        if agent.context_used() <= (keeper.size or 0) - keeper.reserve(agent.request.max_tokens):
+            return  # it fits now; else what is older is summarized too
     before = agent.context_used()
     keep = keeper.keep_tokens()
     if reason != "auto":
@@ -153,6 +160,24 @@ async def compact(
     )
     yield Compacted(reason, before, after, plan.cut, len(kept), summary)
     yield ContextUpdate(after, keeper.size)
+
+
+def cut_newest_results(agent: Compactable, reason: CompactionReason) -> ResultsCut | None:
+    """When the newest round's tool results are what keeps the request from fitting the
+    window: those results cut to fit (each with its note), told and recorded. A summary of
+    what is older could not help: every compaction keeps the newest round whole."""
+    keeper = agent.context
+    used = agent.context_used()
+    before = max(used, keeper.refused or 0)
+    cut = keeper.cut_results(agent.messages, used, agent.request.max_tokens)
+    if cut is None:
+        return None
+    agent.messages, names, saved = cut
+    event = ResultsCut(reason, before, max(0, before - saved), names)
+    agent.recorder.append(
+        NoteRecord(ts=time.time(), kind="results_cut", text=event.text()), sync=True
+    )
+    return event
 
 
 def _failure(result: TurnResult | None) -> str | None:

@@ -5,19 +5,26 @@ Counts are kept in messages of the whole conversation (as rebuilt from the sessi
 so a resumed session starts where it left off: ``replaced`` of them are stood for by
 ``summary``; the agent keeps the rest verbatim. ``base`` tokens were counted (a turn's usage, or
 the estimate after a compaction) when the conversation held ``base_at`` messages; what came
-after is estimated.
+after is estimated. Estimates are scaled by ``scale``: what the server counted for the last
+request over what the estimate said of it (never below 1: the estimate stays the floor).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..config import Config, ResolvedProfile
 from ..context.estimate import estimate_fixed, estimate_messages, estimate_tokens
 from ..context.events import ContextOverflow, ContextUpdate
-from ..context.fit import fit_output
-from ..context.overflow import is_overflow, overflow_limit, overflow_words
+from ..context.fit import MIN_OUTPUT_TOKENS, fit_output
+from ..context.overflow import (
+    is_overflow,
+    overflow_limit,
+    overflow_prompt_tokens,
+    overflow_words,
+)
 from ..context.planner import plan_compaction
 from ..context.resume import ResumedContext
 from ..context.summary import DEFAULT_COMPACT_PROMPT, compacted_view
@@ -28,7 +35,7 @@ from ..context.window import (
     over_threshold,
     sane_window,
 )
-from ..conversation import Message
+from ..conversation import Message, ToolResultMessage
 from ..providers import ToolSchema
 from ..stream.turn import TruncatedTurn
 
@@ -41,6 +48,14 @@ _PRIORITY: dict[WindowSource | None, int] = {
     "profile": 3,
     "error": 4,
 }
+# How far the server's counts may scale the estimate up: past this, what it counted is more
+# likely a different request (a template's tool preamble on a tiny conversation) than text.
+MAX_SCALE = 4.0
+# The output budget a request asks for is never cut below this by the window (a request that
+# leaves less room overflows anyway, and the overflow names the window).
+MIN_OUTPUT_BUDGET = 256
+# A result cut because it kept the request from fitting still says this much.
+MIN_CUT_RESULT_TOKENS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +100,9 @@ class ContextKeeper:
         self.base = resumed.base
         self.base_at = resumed.base_at
         self._given = 0  # tokens of tool output let through since the last turn
+        self.scale = 1.0  # server-counted tokens per estimated token (see calibrate)
+        self._sent: int | None = None  # the unscaled estimate of the last request sent
+        self.refused: int | None = None  # the size of the last request refused as too long
 
     # -- the window ----------------------------------------------------------------------
 
@@ -110,17 +128,42 @@ class ContextKeeper:
         """The messages a request sends: the summary (if any), then the kept ones."""
         return compacted_view(self.summary, kept)
 
+    def scaled(self, estimate: int) -> int:
+        """An estimate as the server would likely count it."""
+        return math.ceil(estimate * self.scale)
+
     def estimate_all(
         self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]
     ) -> int:
-        return estimate_fixed(system, tools) + estimate_messages(self.view(kept))
+        return self.scaled(estimate_fixed(system, tools) + estimate_messages(self.view(kept)))
 
     def used(self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]) -> int:
         """The tokens the next request would hold."""
         if self.base is None:
             return self.estimate_all(system, tools, kept)
         since = max(0, self.base_at - self.replaced)
-        return self.base + estimate_messages(kept[since:])
+        return self.base + self.scaled(estimate_messages(kept[since:]))
+
+    def sending(
+        self, system: str | None, tools: Sequence[ToolSchema], kept: Sequence[Message]
+    ) -> None:
+        """A request is about to go out: its estimate is kept, to calibrate by what the server
+        counts of it."""
+        self._sent = estimate_fixed(system, tools) + estimate_messages(self.view(kept))
+
+    def calibrate(self, counted: int) -> None:
+        """The server counted ``counted`` tokens for the last request sent (its usage, or the
+        size an overflow error named): later estimates are scaled by that over the estimate,
+        when it is more (at most MAX_SCALE)."""
+        if counted > 0 and self._sent:
+            self.scale = min(MAX_SCALE, max(1.0, counted / self._sent))
+
+    def output_budget(self, max_tokens: int, used: int) -> int:
+        """The output limit a request asks for: ``max_tokens``, but no more than the known
+        window leaves after the request itself (a server refuses a limit it cannot give)."""
+        if not self.size:
+            return max_tokens
+        return max(min(max_tokens, MIN_OUTPUT_BUDGET), min(max_tokens, self.size - used))
 
     def counted(self, tokens: int, kept: Sequence[Message]) -> None:
         """``tokens`` is what the conversation holds now (a turn's usage, a compaction)."""
@@ -128,9 +171,12 @@ class ContextKeeper:
         self.base_at = self.replaced + len(kept)
         self._given = 0
 
-    def after_turn(self, tokens: int, kept: Sequence[Message]) -> None:
-        """A turn completed whose usage counts ``tokens`` (0: it said nothing usable)."""
+    def after_turn(self, tokens: int, kept: Sequence[Message], prompt_tokens: int = 0) -> None:
+        """A turn completed whose usage counts ``tokens`` (0: it said nothing usable), of
+        which ``prompt_tokens`` the request's."""
         self._given = 0
+        self.refused = None
+        self.calibrate(prompt_tokens)
         if tokens:
             self.counted(tokens, kept)
 
@@ -184,14 +230,68 @@ class ContextKeeper:
         limit = overflow_limit(turn.error)
         if limit:
             self.adopt_window(limit, "error", "the limit its overflow error named")
+        counted = overflow_prompt_tokens(turn.error)
+        if counted:
+            self.calibrate(counted)
+        # What was refused was at least the window (else it would not have been).
+        self.refused = counted or ((self.size + 1) if self.size else None)
         return ContextOverflow(overflow_words(turn.error), limit)
+
+    def reserve(self, max_tokens: int) -> int:
+        """What a request leaves of the window for the answer."""
+        return min(max_tokens, (self.size or 0) // 4)
 
     def fit(self, text: str, used: int, max_tokens: int) -> str:
         """A tool's output, cut to what is left of the window (all of it when unknown)."""
         if not self.size:
             return text
-        reserve = min(max_tokens, self.size // 4)
-        budget = min(self.size - used - reserve - self._given, self.size // 2)
-        out = fit_output(text, budget)
-        self._given += estimate_tokens(out)
+        budget = min(self.size - used - self.reserve(max_tokens) - self._given, self.size // 2)
+        floor = int(MIN_OUTPUT_TOKENS / self.scale)
+        out = fit_output(text, int(budget / self.scale), floor)
+        self._given += self.scaled(estimate_tokens(out))
         return out
+
+    def cut_results(
+        self, kept: Sequence[Message], used: int, max_tokens: int
+    ) -> tuple[list[Message], tuple[str, ...], int] | None:
+        """When the next request would not fit the window (less the answer's reserve) and the
+        results of the newest round of calls are too much for what is left: the conversation
+        with those results cut (the largest first) until it fits, the tools cut, and the
+        tokens that saved; None when no result is at the end or none could be cut."""
+        if not self.size:
+            return None
+        used = max(used, self.refused or 0)
+        over = used - (self.size - self.reserve(max_tokens))
+        start = len(kept)
+        while start > 0 and isinstance(kept[start - 1], ToolResultMessage):
+            start -= 1
+        if over <= 0 or start == len(kept):
+            return None
+        out = list(kept)
+        names: list[str] = []
+        saved = 0
+        results = [(i, m) for i, m in enumerate(kept) if i >= start]
+        results.sort(key=lambda item: -estimate_tokens(_output(item[1])))
+        for i, message in results:
+            if over <= 0:
+                break
+            output = _output(message)
+            size = self.scaled(estimate_tokens(output))
+            target = int(max(0, size - over) / self.scale)
+            cut = fit_output(output, target, MIN_CUT_RESULT_TOKENS)
+            if cut == output:
+                continue
+            assert isinstance(message, ToolResultMessage)
+            out[i] = replace(message, output=cut)
+            names.append(message.name)
+            less = size - self.scaled(estimate_tokens(cut))
+            over -= less
+            saved += less
+        if not names:
+            return None
+        self.refused = None
+        return out, tuple(names), saved
+
+
+def _output(message: Message) -> str:
+    return message.output if isinstance(message, ToolResultMessage) else ""

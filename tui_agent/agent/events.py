@@ -18,6 +18,7 @@ from ..context.events import (
     CompactionStarted,
     ContextOverflow,
     ContextUpdate,
+    ResultsCut,
 )
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
@@ -107,6 +108,7 @@ AgentEvent = (
     | CompactionStarted
     | Compacted
     | CompactionFailed
+    | ResultsCut
     | ContextOverflow
 )
 
@@ -129,6 +131,7 @@ _TYPE_NAMES: dict[type, str] = {
     CompactionStarted: "compaction_started",
     Compacted: "compacted",
     CompactionFailed: "compaction_failed",
+    ResultsCut: "results_cut",
     ContextOverflow: "context_overflow",
 }
 

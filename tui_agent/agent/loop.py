@@ -23,9 +23,15 @@ from typing import Literal
 import httpx
 
 from ..approval import plan
-from ..context.events import Compacted, CompactionStarted
+from ..context.events import Compacted, CompactionStarted, ResultsCut
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
-from ..providers import RequestSettings, ToolSchema, request_builder, tokens_used
+from ..providers import (
+    RequestSettings,
+    ToolSchema,
+    input_tokens,
+    request_builder,
+    tokens_used,
+)
 from ..session.records import AttachedFile, RawEvent, UserRecord, WithdrawRecord
 from ..stream.events import TextDelta
 from ..stream.progress import Progress, ToolCallAnnounced
@@ -33,7 +39,7 @@ from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
 from ..transport import RetryWait, StreamLimits, stream_turn
 from .call_results import CallRound
 from .calls import CallRunner
-from .compactor import compact
+from .compactor import compact, cut_newest_results
 from .context_keeper import ContextKeeper
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
 from .recorder import SessionRecorder
@@ -116,9 +122,16 @@ class Agent:
             return self.messages[-1].text
         return None
 
+    def unanswered(self) -> bool:
+        """The model has not answered the last request: the user's message, or the results of
+        its calls (an overflow, a cut connection, a stop after them). ``retry`` sends it again."""
+        last = self.messages[-1] if self.messages else None
+        return isinstance(last, UserMessage | ToolResultMessage)
+
     async def retry(self) -> AsyncGenerator[AgentEvent, None]:
-        """Send the unanswered user message again (it stays in history once)."""
-        if self.pending_user_message() is None:
+        """Send the unanswered request again: the user's message (it stays in history once),
+        or the results of the calls the model has not seen, going on where the loop stopped."""
+        if not self.unanswered():
             yield Notice("there is no unanswered message to retry", "warning")
             return
         async with contextlib.aclosing(self._told(self._loop())) as events:
@@ -210,7 +223,9 @@ class Agent:
                         compacted = False
                         async with contextlib.aclosing(compact(self, "overflow")) as compacting:
                             async for step_event in compacting:
-                                compacted = compacted or isinstance(step_event, Compacted)
+                                compacted = compacted or isinstance(
+                                    step_event, Compacted | ResultsCut
+                                )
                                 yield step_event
                         if compacted and not self._cancelled:
                             continue
@@ -218,7 +233,9 @@ class Agent:
                 return
             tokens = tokens_used(self.protocol, result.usage)
             yield TurnCompleted(result, tokens)
-            self.context.after_turn(tokens, self.messages)
+            self.context.after_turn(
+                tokens, self.messages, input_tokens(self.protocol, result.usage)
+            )
             yield self.context.update(self.request.system, self.tools, self.messages)
             if not result.tool_calls:
                 yield LoopEnded("complete")
@@ -251,6 +268,11 @@ class Agent:
         (a window far too small once made 48 compactions in 28 s)."""
         if self._auto_compaction == "told":
             return
+        if (cut := cut_newest_results(self, "auto")) is not None:
+            yield cut  # the newest results were what did not fit: cut, not summarized
+            yield self.context.update(self.request.system, self.tools, self.messages)
+            if not self.context.should_compact(self.context_used()):
+                return
         if self._auto_compaction == "done":
             self._auto_compaction = "told"
             yield Notice(
@@ -322,6 +344,12 @@ class Agent:
         # (plan mode's narrower list keeps its own refusal, with the reason).
         self._offered_names = frozenset(tool.name for tool in self.tools)
         self._tool_list.before_request(self.recorder, tools)
+        # The output budget the window leaves (a server refuses a limit it cannot give), and
+        # the request's estimate, to calibrate by what the server counts of it.
+        budget = self.context.output_budget(settings.max_tokens, self.context_used())
+        if budget != settings.max_tokens:
+            settings = replace(settings, max_tokens=budget)
+        self.context.sending(settings.system, tools, self.messages)
         request = build(self.context.view(self.messages), tools, settings)
         events: TaskEvents[list[Progress] | RetryWait] = TaskEvents()
         raw: list[RawEvent] = []

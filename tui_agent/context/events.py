@@ -44,6 +44,25 @@ class CompactionFailed:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultsCut:
+    """The newest tool results were cut to fit the window, each with a note for the model:
+    they, not the older conversation, kept the request from fitting, so summarizing what is
+    older could not have helped."""
+
+    reason: CompactionReason
+    tokens_before: int
+    tokens_after: int
+    names: tuple[str, ...]  # the tools whose results were cut
+
+    def text(self) -> str:
+        names = ", ".join(self.names)
+        return (
+            f"the newest tool result ({names}) did not fit the context window: cut to fit, "
+            f"with a note for the model; {self.tokens_before:,} -> {self.tokens_after:,} tokens"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ContextOverflow:
     """The provider refused a request as larger than the model's window."""
 
@@ -58,6 +77,8 @@ def context_line(event: object) -> str | None:
             f"compacted ({event.reason}): {event.replaced} messages summarized, "
             f"{event.tokens_before:,} -> {event.tokens_after:,} tokens"
         )
+    if isinstance(event, ResultsCut):
+        return f"warning: {event.text()}"
     if isinstance(event, CompactionFailed):
         return f"warning: {event.message}"
     if isinstance(event, ContextOverflow):

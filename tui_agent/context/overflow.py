@@ -62,6 +62,30 @@ def overflow_limit(error: str | None) -> int | None:
     return None
 
 
+_PROMPT_SIZES = (
+    re.compile(r"request \((\d[\d,]*) tokens?\) exceeds"),  # llama.cpp
+    re.compile(r"(\d[\d,]*) in the messages"),  # OpenAI Chat: (N in the messages, ...)
+    re.compile(r"resulted in (\d[\d,]*) tokens"),  # OpenAI: your messages resulted in N tokens
+    re.compile(r"prompt is too long: (\d[\d,]*) tokens"),  # Anthropic
+    re.compile(r"input token count \((\d[\d,]*)\)"),  # Gemini
+)
+
+
+def overflow_prompt_tokens(error: str | None) -> int | None:
+    """The size of the refused request, when the overflow error names it ("request (2367
+    tokens) exceeds the available context size"): what the server counted, to calibrate the
+    estimate by."""
+    if not is_overflow(error):
+        return None
+    text = (error or "").lower()
+    for pattern in _PROMPT_SIZES:
+        found = pattern.search(text)
+        if found:
+            digits = found.group(1).replace(",", "")
+            return int(digits) if 0 < len(digits) <= 9 and int(digits) > 0 else None
+    return None
+
+
 def overflow_words(error: str | None) -> str:
     """What the person is told: the conversation no longer fits, in words."""
     limit = overflow_limit(error)

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
-from .estimate import token_bytes
+from .fit import head_and_tail
 
 DEFAULT_COMPACT_PROMPT = (
     "Summarize the conversation below between a user and a coding agent, so that the agent can "
@@ -28,6 +28,14 @@ OPEN_TAG, CLOSE_TAG = "<conversation>", "</conversation>"
 SUMMARY_HEAD = "[Summary of the earlier conversation, written when it was compacted]"
 CONTINUE_NOTE = "[The conversation continues from here.]"
 _PART_LIMIT = 4000  # bytes of one message or result in the transcript before its middle is cut
+
+
+def _cut_to_tokens(text: str, tokens: int) -> str:
+    head_end, tail_start = head_and_tail(text, max(0, tokens - 20), 0.5)
+    if head_end == tail_start:
+        return text
+    left_out = len(text[head_end:tail_start].encode("utf-8", "surrogatepass"))
+    return f"{text[:head_end]}\n[... {left_out} bytes left out ...]\n{text[tail_start:]}"
 
 
 def _cut_middle(text: str, limit: int) -> str:
@@ -72,7 +80,7 @@ def compaction_request_text(
     """The one user message a compaction sends; within ``budget_tokens`` when one is given."""
     body = transcript(previous_summary, messages)
     if budget_tokens is not None:
-        body = _cut_middle(body, token_bytes(budget_tokens))
+        body = _cut_to_tokens(body, budget_tokens)
     extra = f"\n\nAlso: {instructions.strip()}" if instructions.strip() else ""
     return f"{prompt}{extra}\n\n{OPEN_TAG}\n{body}\n{CLOSE_TAG}"
 

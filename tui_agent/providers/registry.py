@@ -59,6 +59,15 @@ def tokens_used(protocol: str, usage: Mapping[str, Any] | None) -> int:
     return spec.usage.tokens(usage) if spec is not None else 0
 
 
+def input_tokens(protocol: str, usage: Mapping[str, Any] | None) -> int:
+    """The tokens of the request itself in one turn's usage (what was sent, cached or not):
+    the whole count less the output; 0 when the usage says nothing usable."""
+    spec = PROTOCOLS.get(protocol)
+    if spec is None:
+        return 0
+    return max(0, spec.usage.tokens(usage) - spec.usage.output_tokens(usage))
+
+
 def output_tokens(protocol: str, usage: Mapping[str, Any] | None) -> int:
     """The output tokens one turn's usage reports, read as ``protocol`` reports them (the
     counts its output limit bounds); 0 when it says nothing usable or the protocol is unknown."""
