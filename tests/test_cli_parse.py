@@ -98,3 +98,10 @@ def test_version_prints_the_installed_version() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"tui-agent {version('tui-agent')}"
+
+
+def test_the_help_names_every_registered_protocol() -> None:
+    from tui_agent.commands.parse import PROTOCOL_NAMES
+    from tui_agent.providers import PROTOCOLS
+
+    assert tuple(PROTOCOLS) == PROTOCOL_NAMES

@@ -107,3 +107,56 @@ def test_nothing_heavy_is_imported_before_the_first_screen(tmp_path: Path) -> No
     assert seen["first_frame"] == []
     # The probe does see them once the boot worker ran (so the empty lists above mean it).
     assert {"httpx", "pydantic", "tui_agent.providers", "tui_agent.tools"} <= set(seen["booted"])
+
+
+CLI_CHILD = r"""
+import json, sys
+
+HEAVY = tuple(json.loads(sys.argv[1]))
+LIGHT = tuple(json.loads(sys.argv[2]))
+
+def heavy():
+    return sorted(
+        name for name in sys.modules
+        if (name not in LIGHT if name.startswith("tui_agent.wiring.")
+            else any(name == top or name.startswith(top + ".") for top in HEAVY))
+    )
+
+import textual.app
+
+def run(self, *args, **kwargs):  # the moment the command hands over to the app
+    print(json.dumps(heavy()))
+    raise SystemExit(0)
+
+textual.app.App.run = run
+from tui_agent.cli import main
+main(["--workspace", sys.argv[3]])
+"""
+
+
+def test_the_command_line_imports_nothing_heavy_before_the_app_runs(tmp_path: Path) -> None:
+    """`tui-agent` as a person starts it: the parser (every subcommand's arguments, doctor's
+    too) and the checks before the screen load no pydantic, httpx or config model (issue 33:
+    doctor's module top cost about 0.2 s of every launch)."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    for name in ("config", "data", "state"):
+        (tmp_path / name).mkdir()
+        env[f"XDG_{name.upper()}_HOME"] = str(tmp_path / name)
+    (tmp_path / "ws").mkdir()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CLI_CHILD,
+            json.dumps(HEAVY),
+            json.dumps(LIGHT_IN_WIRING),
+            str(tmp_path / "ws"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -292,12 +292,11 @@ def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    from .tools.process_limits import install_exit_signals
     from .ui.app import TuiAgentApp
     from .wiring.host_options import HostOptions
 
-    install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
-
+    # SIGTERM/SIGHUP's handler (no tool process outlives the app) is installed by the app's
+    # boot, after the first frame: tui_agent.tools pulls in pydantic.
     problem = _before_the_screen(args)
     if problem is not None:
         from .text.sanitize import visible_line

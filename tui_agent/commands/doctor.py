@@ -7,11 +7,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..config import ConfigError, load_config
-from ..sandbox.detect import detect
-from ..sandbox.protections import missing, report
-from ..wiring.sandbox_choice import session_policy
 from .exit_status import EXIT_OK, EXIT_UNPROTECTED, EXIT_USAGE
+
+# The command line's parser adds this command on every launch, the app's included: what the
+# report needs (the config model and pydantic, the sandbox probes) is imported when it runs.
 
 HELP = "say which protections the command sandbox has on this machine (and why one is missing)"
 
@@ -30,6 +29,11 @@ def add_doctor_command(commands: Any) -> None:
 
 def report_text(profile: str | None = None) -> tuple[str, bool]:
     """The report and whether every protection is active (for the palette too)."""
+    from ..config import load_config
+    from ..sandbox.detect import detect
+    from ..sandbox.protections import missing, report
+    from ..wiring.sandbox_choice import session_policy
+
     config = load_config()
     policy = session_policy(config, profile)
     caps = detect()
@@ -37,6 +41,8 @@ def report_text(profile: str | None = None) -> tuple[str, bool]:
 
 
 def main(args: argparse.Namespace) -> int:
+    from ..config import ConfigError
+
     try:
         text, complete = report_text(getattr(args, "profile", None))
     except ConfigError as exc:

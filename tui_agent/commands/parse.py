@@ -13,10 +13,20 @@ from .exit_status import EXIT_OK, EXIT_TRUNCATED, EXIT_USAGE
 _READ_SIZE = 65536
 
 
+# The protocols' names for the help text: the parser is built on every launch, the app's too,
+# and tui_agent.providers is not needed before the first frame (tests/test_cli_parse.py keeps
+# this the registry's list).
+PROTOCOL_NAMES = (
+    "openai-responses",
+    "openai-chat",
+    "anthropic",
+    "gemini-interactions",
+    "gemini",
+)
+
+
 def add_parse_command(commands: Any) -> None:
     """Add ``parse`` to ``commands`` (the root parser's subparsers)."""
-    from ..providers import PROTOCOLS
-
     parse = commands.add_parser(
         "parse",
         help="decode a recorded provider stream and print the turn it makes",
@@ -27,7 +37,7 @@ def add_parse_command(commands: Any) -> None:
         ),
     )
     parse.add_argument(
-        "--protocol", required=True, metavar="P", help="one of: " + ", ".join(PROTOCOLS)
+        "--protocol", required=True, metavar="P", help="one of: " + ", ".join(PROTOCOL_NAMES)
     )
     parse.add_argument("file", nargs="?", metavar="FILE", help="the body (default: stdin)")
 

@@ -151,6 +151,7 @@ class TuiAgentApp(SafeApp):
         from ..config import ConfigError
         from ..logs import setup_logging
         from ..session import SessionError
+        from ..tools.process_limits import install_exit_signals
         from ..wiring.host import open_host
         from .approver import UIApprover
         from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
@@ -158,6 +159,7 @@ class TuiAgentApp(SafeApp):
         # Importing the markdown widgets here, after the first frame, keeps their cost (markdown-it,
         # pygments) off both the first screen and the first streamed answer.
         setup_logging(self._debug)
+        install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
         status = self.query_one(StatusBar)
         try:
             host = await open_host(self.options, UIApprover(self))
