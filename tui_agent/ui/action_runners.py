@@ -272,7 +272,7 @@ def retry(app: Shell, arguments: str) -> None:
     from .widgets.transcript import Transcript
 
     assert app.host is not None  # the table: only once the session is open, and idle
-    if app.host.agent.pending_user_message() is None:
+    if not app.host.agent.unanswered():
         app.notify("nothing to retry")
         return
     app.query_one(Transcript).add_notice("↻ retry: your last message is sent again", "info")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
-from ..context.events import Compacted
+from ..context.events import Compacted, ResultsCut
 from .event_router import show_count
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def compact(app: Shell, instructions: str = "", *, then_retry: bool = False) -> 
     if app.host is None:  # the actions' table waits for the session and for the agent
         return
     agent = app.host.agent
-    retry = then_retry and agent.pending_user_message() is not None
+    retry = then_retry and agent.unanswered()
     app.drive(_compact_then_retry(agent, instructions, retry))
 
 
@@ -69,7 +69,7 @@ async def _compact_then_retry(
 ) -> AsyncGenerator[AgentEvent, None]:
     compacted = False
     async for event in agent.compact(instructions):
-        compacted = compacted or isinstance(event, Compacted)
+        compacted = compacted or isinstance(event, Compacted | ResultsCut)
         yield event
     if compacted and retry:
         async for event in agent.retry():

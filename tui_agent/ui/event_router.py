@@ -31,6 +31,7 @@ from ..context.events import (
     CompactionStarted,
     ContextOverflow,
     ContextUpdate,
+    ResultsCut,
     divider_text,
 )
 from ..context.resume import compacted_event
@@ -215,6 +216,8 @@ class EventRouter:
 
                 self._card(event.call_id, finish)
                 self.panel.set_state(event.call_id, event.status)
+            case ResultsCut():
+                self.transcript.add_notice(event.text(), "warning")
             case Notice():
                 self.transcript.add_notice(event.text, event.level)
             case LoopEnded():
