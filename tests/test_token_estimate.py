@@ -20,6 +20,9 @@ from tui_agent.context.window import ContextWindow
 from tui_agent.conversation import AssistantMessage, ToolResultMessage, UserMessage
 from tui_agent.stream.turn import ToolCall
 
+from .fake_provider import FakeProvider, Reply
+from .run_helpers import KEY, Home
+
 COUNTS = json.loads((Path(__file__).parent / "fixtures" / "tokens" / "counts.json").read_text())
 SAMPLES: list[dict[str, Any]] = COUNTS["samples"]
 KINDS = {"prose", "code", "digits", "cjk", "other"}
@@ -145,3 +148,30 @@ def test_results_that_do_not_fit_are_cut_not_summarized() -> None:
     # Nothing to cut when the request fits, or when no result is the newest message.
     assert keeper.cut_results(messages, used - saved, 8192) is None
     assert keeper.cut_results([*kept, AssistantMessage("openai-chat", "ok")], used, 8192) is None
+
+
+LLAMACPP = Path(__file__).parent / "fixtures" / "llamacpp"
+
+
+def test_run_cuts_a_large_numeric_read_to_a_2048_window_and_goes_on(home: Home) -> None:
+    """The issue's case through `run`, on llama.cpp's Chat Completions shape: the CSV is cut to
+    what is left, the request that carries it fits the window (every digit a token, as Qwen
+    counts them), and the conversation goes on."""
+    rows = "".join(f"{i},{1764700000 + 37 * i},{i * 7919 % 10**6}.{i % 997}\n" for i in range(1000))
+    (home.workspace / "data.csv").write_text("id,timestamp,value\n" + rows)
+    home.settings(context_window=2048)
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply((LLAMACPP / "chat-read-csv-call.written.sse").read_bytes()),
+            Reply((LLAMACPP / "chat-answer-after-csv.written.sse").read_bytes()),
+        )
+        done = home.run(server, "read data.csv", approve="all")
+        server.assert_all_consumed()
+    assert done.code == 0, done.stderr
+    assert "The file has 1000 rows." in done.stdout
+    second = server.requests[1].json
+    (result,) = [m for m in second["messages"] if m.get("role") == "tool"]
+    assert "cut to fit the model's context window" in result["content"]
+    digits = sum(ch.isdigit() for ch in result["content"])
+    limit = second.get("max_tokens") or second.get("max_completion_tokens")
+    assert 1338 + digits + limit <= 2048, (digits, limit)
