@@ -10,7 +10,9 @@ from collections.abc import Iterator
 import pytest
 from textual.widgets import RichLog
 
+from tests.support.clock import ManualClock
 from tests.ui_transcript_helpers import HOSTILE, WidgetApp
+from tui_agent.ui.arming import KeyClock
 from tui_agent.ui.widgets.tool_card import STATES, CardHeader, ToolCallCard, ToolCallModel
 from tui_agent.ui.widgets.tool_result import MAX_LINES, ResultSummary, ToolResultView
 
@@ -227,3 +229,23 @@ async def test_an_opened_result_wraps_long_lines(clock: FakeClock) -> None:
         assert len(shown) > 2  # the long line took several rows
         assert all(len(row.rstrip()) <= 70 for row in shown)
         assert "THE-END" in " ".join(shown) and "word59" in " ".join(shown)
+
+
+async def test_the_elapsed_time_follows_the_apps_clock() -> None:
+    """No frozen card clock: the card reads its app's clock, which the test moves."""
+    manual = ManualClock()
+    app = WidgetApp()
+    app.key_clock = KeyClock(clock=manual)  # type: ignore[attr-defined]
+    async with app.run_test(size=(100, 10)) as pilot:
+        card = ToolCallCard(0, "call_1", "run_command")  # made in the app: started by its clock
+        await app.mount(card)
+        await pilot.pause()
+        assert "0.0 s" in header(card)
+        manual.advance(2.5)
+        assert "preparing tool: run_command  · 2.5 s" in header(card)
+        card.set_state("running")
+        manual.advance(61)
+        assert "1 min 01 s" in header(card)
+        card.set_state("done")
+        manual.advance(10)
+        assert "ran 1 min 01 s" in header(card)

@@ -8,7 +8,6 @@ retry counts down in the status bar until the next event arrives.
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING, Any
 
 from textual.css.query import NoMatches
@@ -40,6 +39,7 @@ from ..conversation import AssistantMessage as AssistantHistory
 from ..conversation import Message, ToolResultMessage, UserMessage
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
+from .arming import Stoppable, clock
 from .widgets.attachment_chips import show_attachments
 from .widgets.compaction_divider import DividerSnapshot
 from .widgets.side_panel import SidePanel
@@ -47,8 +47,6 @@ from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
     from ..wiring.host import SessionHost
     from .router_app import RouterApp
 
@@ -104,7 +102,7 @@ class EventRouter:
         self._arguments: dict[str, str] = {}  # call id -> the model's arguments
         self._answers: list[str] = []
         self._text_this_turn: list[str] = []
-        self._countdown: Timer | None = None
+        self._countdown: Stoppable | None = None
 
     # -- the stream -------------------------------------------------------------------------
 
@@ -141,11 +139,13 @@ class EventRouter:
             card.set_name(event.name)
 
     def _maybe_flush(self) -> None:
-        now = time.monotonic()
+        now = clock(self.app).now()
         if now - self._last_flush >= FLUSH_INTERVAL_S:
             self.flush()
         elif not self._flush_scheduled:
             self._flush_scheduled = True
+            # Textual's timer, not the app clock's: it only repaints sooner, decides nothing,
+            # and a test's clock that stands still must not hold streamed text back.
             self.app.set_timer(FLUSH_INTERVAL_S, self.flush)
 
     def _streaming(self) -> None:
@@ -154,7 +154,7 @@ class EventRouter:
 
     def flush(self) -> None:
         self._flush_scheduled = False
-        self._last_flush = time.monotonic()
+        self._last_flush = clock(self.app).now()
         if self._pending_text or self._pending_reasoning:
             self._streaming()
         if self._pending_reasoning:
@@ -259,10 +259,11 @@ class EventRouter:
     def _start_countdown(self, event: RetryWait) -> None:
         """Show the whole seconds left of the wait, updated until it is over."""
         self._stop_countdown()
-        ends = time.monotonic() + event.seconds
+        now = clock(self.app).now
+        ends = now() + event.seconds
 
         def tick() -> None:
-            left = ends - time.monotonic()
+            left = ends - now()
             if left > 0:
                 self.status.connection = f"retrying in {math.ceil(left)} s ({event.why})"
             else:
@@ -271,7 +272,7 @@ class EventRouter:
 
         tick()
         if self.status.connection.startswith("retrying"):
-            self._countdown = self.app.set_interval(COUNTDOWN_TICK_S, tick)
+            self._countdown = clock(self.app).every(self.app, COUNTDOWN_TICK_S, tick)
 
     def _stop_countdown(self) -> None:
         if self._countdown is not None:

@@ -12,18 +12,19 @@ updates what is shown.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.text import Text
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ..arming import Clock, clock
 from ..sanitize import exact_text, safe_text
 from .tool_result import ToolResultView
 
@@ -69,6 +70,19 @@ class ToolCallModel:
         return ToolCallCard(self.position, self.call_id, self.name, model=self)
 
 
+def _now(widget: Widget) -> float:
+    """The time for elapsed times and the spinner: the app's clock (a real one for a card made
+    outside any app), unless a test froze ``ToolCallCard.clock``."""
+    frozen = ToolCallCard.clock
+    if frozen is not None:
+        return frozen()
+    try:
+        app = widget.app
+    except NoActiveAppError:
+        return Clock().now()
+    return clock(app).now()
+
+
 def _seconds(value: float) -> str:
     return f"{value:.1f} s" if value < 60 else f"{int(value) // 60} min {int(value) % 60:02d} s"
 
@@ -89,7 +103,7 @@ class CardHeader(Widget):
 
     def render(self) -> Text:
         model = self.model
-        now = ToolCallCard.clock()
+        now = _now(self)
         icon, label = STATES.get(model.state, _OTHER)
         if model.state in TICKING:
             icon = SPINNER[int(now / TICK_S) % len(SPINNER)]
@@ -115,8 +129,9 @@ class CardHeader(Widget):
 class ToolCallCard(Vertical):
     """A tool call: name, state, timing, argument size, then a summary and the result."""
 
-    # The time source for elapsed times and the spinner (tests replace it).
-    clock: ClassVar[Callable[[], float]] = time.monotonic
+    # None: elapsed times and the spinner follow the app's clock. A snapshot test sets a
+    # function here to freeze only them, while the app's own timers keep running.
+    clock: ClassVar[Callable[[], float] | None] = None
 
     DEFAULT_CSS = """
     ToolCallCard {
@@ -151,9 +166,7 @@ class ToolCallCard(Vertical):
         self, position: int, call_id: str, name: str, *, model: ToolCallModel | None = None
     ) -> None:
         super().__init__()
-        self.model = model or ToolCallModel(
-            position, call_id, name, phase_started=ToolCallCard.clock()
-        )
+        self.model = model or ToolCallModel(position, call_id, name, phase_started=_now(self))
         self._header = CardHeader(self.model)
         self._detail = Static(classes="detail")
         self._result: ToolResultView | None = None
@@ -190,7 +203,7 @@ class ToolCallCard(Vertical):
         invalid / interrupted; ``cut`` when the turn ended before it was complete. ``detail``
         (a reason, an error) replaces the detail line; None keeps it."""
         model = self.model
-        now = ToolCallCard.clock()
+        now = _now(self)
         if model.state == "running" and state != "running":
             model.ran_for = now - model.phase_started
         if state in TICKING and state != model.state:
