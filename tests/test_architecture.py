@@ -78,8 +78,7 @@ def _imports(path: Path) -> Iterator[Import]:
             else:
                 base = list(package[: len(package) - node.level + 1])
                 module = ".".join([*base, node.module] if node.module else base)
-            if node.module:
-                yield Import(source, module, node.lineno)
+            yield Import(source, module, node.lineno)  # from . import a: the package's face
             # from a import b, c: each name may be a module (from . import app, from .ui import app)
             for alias in node.names:
                 if alias.name != "*":
@@ -257,31 +256,15 @@ def _module_graph() -> dict[str, set[str]]:
     are not counted: a package's ``__init__`` may re-export its own modules); ``from pkg import
     name`` depends on ``pkg``'s ``__init__`` and, when ``name`` is a submodule, on it too.
     """
-    names = {_module_name(path)[0]: path for path in (ROOT / PACKAGE).rglob("*.py")}
+    names = {_module_name(path)[0] for path in (ROOT / PACKAGE).rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in names}
-
-    def known(target: str) -> set[str]:
-        parts = target.split(".")
+    for item in _all_imports():
+        parts = item.target.split(".")
         while parts and ".".join(parts) not in names:
             parts.pop()  # a name inside a module: the module
-        return {".".join(parts)} if parts else set()
-
-    for source, path in names.items():
-        package = _module_name(path)[1]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-            targets: set[str] = set()
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    targets |= known(alias.name)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level == 0:
-                    base = node.module or ""
-                else:
-                    parts = list(package[: len(package) - node.level + 1])
-                    base = ".".join([*parts, node.module] if node.module else parts)
-                targets |= known(base)
-                targets |= {f"{base}.{a.name}" for a in node.names} & names.keys()
-            graph[source] |= targets - {source}
+        target = ".".join(parts)
+        if target and target != item.source:
+            graph[item.source].add(target)
     return graph
 
 
