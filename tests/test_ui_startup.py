@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HEAVY = (
     "httpx",
@@ -72,22 +73,17 @@ print(json.dumps(seen))
 """
 
 
-def _probe(tmp_path: Path) -> dict[str, list[str]]:
+def _run_child(tmp_path: Path, script: str) -> Any:
+    """``script`` in a fresh interpreter with throwaway folders; the JSON of its last line."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     for name in ("config", "data", "state"):
         (tmp_path / name).mkdir()
         env[f"XDG_{name.upper()}_HOME"] = str(tmp_path / name)
     env["TUI_AGENT_DEMO_PACE"] = "0"
     (tmp_path / "ws").mkdir()
+    argv = [json.dumps(HEAVY), json.dumps(LIGHT_IN_WIRING), str(tmp_path / "ws")]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            CHILD,
-            json.dumps(HEAVY),
-            json.dumps(LIGHT_IN_WIRING),
-            str(tmp_path / "ws"),
-        ],
+        [sys.executable, "-c", script, *argv],
         capture_output=True,
         text=True,
         timeout=120,
@@ -95,7 +91,11 @@ def _probe(tmp_path: Path) -> dict[str, list[str]]:
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    result: dict[str, list[str]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _probe(tmp_path: Path) -> dict[str, list[str]]:
+    result: dict[str, list[str]] = _run_child(tmp_path, CHILD)
     return result
 
 
@@ -138,25 +138,4 @@ def test_the_command_line_imports_nothing_heavy_before_the_app_runs(tmp_path: Pa
     """`tui-agent` as a person starts it: the parser (every subcommand's arguments, doctor's
     too) and the checks before the screen load no pydantic, httpx or config model (issue 33:
     doctor's module top cost about 0.2 s of every launch)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    for name in ("config", "data", "state"):
-        (tmp_path / name).mkdir()
-        env[f"XDG_{name.upper()}_HOME"] = str(tmp_path / name)
-    (tmp_path / "ws").mkdir()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            CLI_CHILD,
-            json.dumps(HEAVY),
-            json.dumps(LIGHT_IN_WIRING),
-            str(tmp_path / "ws"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert _run_child(tmp_path, CLI_CHILD) == []
