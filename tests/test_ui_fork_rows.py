@@ -3,22 +3,10 @@ stopped by Esc and taken back into the box (a ``withdraw`` record) not offered a
 
 from __future__ import annotations
 
-from tui_agent.session.records import AssistantRecord, UserRecord, WithdrawRecord
+from tui_agent.session.records import UserRecord, WithdrawRecord
 from tui_agent.ui.screens.fork_picker import message_rows
 
-
-def _answer(text: str) -> AssistantRecord:
-    return AssistantRecord(
-        protocol="openai-chat",
-        model="m",
-        text=text,
-        reasoning="",
-        tool_calls=[],
-        stop_reason="stop",
-        usage=None,
-        response_id=None,
-        raw=[],
-    )
+from .sessions_cli_helpers import assistant as _answer
 
 
 def test_a_withdrawn_message_keeps_its_number_but_is_not_listed() -> None:
