@@ -13,7 +13,12 @@ Goal (issue 13): under 20 ms added a call. As root a confined call also makes a 
 and moves its launcher into it (the process limit; RLIMIT_NPROC does not bind root): the line
 ``workspace-write, no cgroup`` is the same call without it.
 
-The last line, ``python -I -S (ctypes)``, is an unconfined call of a bare ``python -I -S -c
+Where bubblewrap is installed, ``bwrap --unshare-all`` runs the same ``true`` unconfined through
+the same call (every namespace, a read-only root, its own /proc and /dev, the workspace bound
+writable, dying with its parent): the floor of a compiled sandbox. The last line prints the
+added cost of each confined policy as a multiple of bubblewrap's (issue 33's goal: 1.5x).
+
+The line ``python -I -S (ctypes)`` is an unconfined call of a bare ``python -I -S -c
 "import ctypes"``: the floor of any exec'd Python launcher (spawned without a fork of the app,
 as ``os.posix_spawn`` would), before it did any of the sandbox's work. While it costs more than
 the whole confined call, moving the setup into such a launcher cannot make a call cheaper.
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -47,6 +53,24 @@ FLOOR_ARGV = [sys.executable, "-I", "-S", "-c", "import ctypes"]
 
 
 NO_CGROUP = "workspace-write, no cgroup"
+BWRAP = "bwrap --unshare-all"
+
+
+def bwrap_argv(workspace: Path) -> list[str] | None:
+    program = shutil.which("bwrap")
+    if program is None:
+        return None
+    where = str(workspace)
+    return [
+        program,
+        "--unshare-all",
+        "--die-with-parent",
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--bind", where, where,
+        "true",
+    ]  # fmt: skip
 
 
 async def one_call(
@@ -89,10 +113,16 @@ async def main(runs: int) -> None:
     # As root the process limit is a pids cgroup per command (sandbox/pids_cgroup.py): measured
     # with and without it.
     split = os.geteuid() == 0 and pids_parent() is not None
-    names = (*POLICIES, *([NO_CGROUP] if split else []), LAUNCHER_FLOOR)
-    times: dict[str, list[float]] = {name: [] for name in names}
     off = POLICIES["unconfined"]
     with tempfile.TemporaryDirectory() as folder:
+        bwrap = bwrap_argv(Path(folder))
+        names = (
+            *POLICIES,
+            *([NO_CGROUP] if split else []),
+            *([BWRAP] if bwrap else []),
+            LAUNCHER_FLOOR,
+        )
+        times: dict[str, list[float]] = {name: [] for name in names}
         for policy in POLICIES.values():  # warm-up
             await one_call(policy, Path(folder))
         for _ in range(runs):
@@ -101,14 +131,26 @@ async def main(runs: int) -> None:
             if split:
                 default = POLICIES["workspace-write"]
                 times[NO_CGROUP].append(await one_call(default, Path(folder), cgroup=False))
+            if bwrap:
+                times[BWRAP].append(await one_call(off, Path(folder), bwrap))
             times[LAUNCHER_FLOOR].append(await one_call(off, Path(folder), FLOOR_ARGV))
     base = statistics.median(times["unconfined"])
+    added = {name: statistics.median(samples) - base for name, samples in times.items()}
     for name, samples in times.items():
         median = statistics.median(samples)
         print(
-            f"{name:>24}: {median * 1000:7.2f} ms a call, x{median / base:5.2f} of unconfined, "
-            f"+{(median - base) * 1000:6.2f} ms"
+            f"{name:>26}: {median * 1000:7.2f} ms a call, x{median / base:5.2f} of unconfined, "
+            f"+{added[name] * 1000:6.2f} ms"
         )
+    if bwrap and added[BWRAP] > 0:
+        ratios = ", ".join(
+            f"{name} {added[name] / added[BWRAP]:.2f}x"
+            for name in times
+            if name not in ("unconfined", BWRAP, LAUNCHER_FLOOR)
+        )
+        print(f"added cost against bubblewrap's (+{added[BWRAP] * 1000:.2f} ms): {ratios}")
+    else:
+        print("bubblewrap is not installed: no ratio against it")
 
 
 if __name__ == "__main__":

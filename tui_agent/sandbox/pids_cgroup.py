@@ -152,8 +152,16 @@ def pids_group(limit: int, parent: Path | None) -> Iterator[str]:
 
 def join(procs: str) -> None:
     """In the launcher, before it forks: move this process (and so all it starts) into the
-    group; raises OSError."""
-    fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+    group; raises OSError.
+
+    On cgroup v1 it writes its own thread to the group's ``tasks`` rather than its process to
+    ``cgroup.procs``: the launcher is a fresh fork, so its one thread is the whole process, and
+    the kernel moves one thread without taking the lock that stops every fork of the machine
+    (writing ``cgroup.procs`` waits a whole RCU grace period for it: ~10 ms a call)."""
+    try:
+        fd = os.open(os.path.join(os.path.dirname(procs), "tasks"), os.O_WRONLY | os.O_CLOEXEC)
+    except FileNotFoundError:  # cgroup v2: no tasks file
+        fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
     try:
         os.write(fd, b"0")
     finally:
