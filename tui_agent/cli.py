@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     from .commands.checkpoints_args import add_checkpoints_command
     from .commands.doctor import add_doctor_command
     from .commands.mcp_args import add_mcp_command
+    from .commands.models_args import add_models_command
     from .commands.parse import add_parse_command
     from .commands.replay_args import add_replay_command
     from .commands.rewind_args import add_rewind_command
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     checkpoints = add_checkpoints_command(commands)
     add_mcp_command(commands)
     add_doctor_command(commands)
+    add_models_command(commands, _add_profile_flags)
     add_serve_command(commands, _add_profile_flags)
     optional_subcommand(parser, "COMMAND")
     optional_subcommand(sessions, "ACTION")
@@ -176,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         from .commands import parse
 
         return parse.main(args)
+    if args.command == "models":
+        from .commands import models
+
+        return models.main(args)
     if args.command == "doctor":
         from .commands import doctor
 

@@ -11,6 +11,11 @@ Chat Completions one).
    model's ``*.context_length``), and last the OpenAI-style ``GET /v1/models`` entry's
    ``meta`` (llama.cpp: ``n_ctx``, else the length it was trained for, ``n_ctx_train``).
 
+The same questions give the models the server offers (``discover_models``): the protocol's own
+list (the ``data[].id`` of ``/models``, Gemini's ``GET /v1beta/models``), else, off the vendor,
+Ollama's ``GET /api/tags`` and the OpenAI-style ``/v1/models`` of the root. One discovery answers
+both: the app's ``/model`` list and ``tui-agent models`` are what the window was asked with.
+
 What answered is kept beside the number (``Found.where``), so the person can be shown where
 the window came from. Every question has a short timeout and any failure means "not known
 here"; the caller runs this in the background, so it never delays the first screen or the
@@ -21,6 +26,7 @@ first turn. A number is believed only as a whole count of tokens inside a sane r
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -34,6 +40,10 @@ TIMEOUT_S = 4.0
 _MODEL_KEYS = ("context_length", "max_model_len", "max_context_length", "context_window")
 _MAX_DIGITS = 12  # a count written with more digits is no window (and int() of 5,000 raises)
 _ANTHROPIC_VERSION = "2023-06-01"
+_MAX_MODELS = 2000  # entries of one list read (a server could send millions)
+_MAX_NAME = 200
+# What a model's name may hold (anything else, markup or control characters, is no name we show)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/@+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,36 +171,128 @@ async def ask_window(
     return found.size if found else None
 
 
+@dataclass(frozen=True, slots=True)
+class ServerModels:
+    """What the server said: the models it offers (in its order) and the window of ``model``."""
+
+    models: tuple[str, ...]
+    window: Found | None
+
+
 async def discover(
     client: httpx.AsyncClient, protocol: str, base_url: str, model: str, api_key: str | None
 ) -> Found | None:
     """The window the server reports for ``model`` and where it said so, or None."""
+    return (await discover_models(client, protocol, base_url, model, api_key)).window
+
+
+def model_ids(payload: Any) -> tuple[str, ...]:
+    """The ids of a model list: OpenAI-style ``data[].id``, Gemini's ``models[].name`` (without
+    ``models/``), Ollama's ``models[].name``; each once, only sane names."""
+    entries: list[Any] = _entries(payload)
+    if not entries and isinstance(payload, dict) and isinstance(payload.get("models"), list):
+        entries = [e for e in payload["models"] if isinstance(e, dict)]
+    seen: dict[str, None] = {}
+    for entry in entries[:_MAX_MODELS]:
+        name = entry.get("id", entry.get("name", entry.get("model")))
+        if not isinstance(name, str):
+            continue
+        name = name.removeprefix("models/").strip()
+        if name and len(name) <= _MAX_NAME and all(ch in _NAME_CHARS for ch in name):
+            seen[name] = None
+    return tuple(seen)
+
+
+def _gemini_window(payload: Any, model: str) -> Found | None:
+    name = model if model.startswith("models/") else f"models/{model}"
+    where = "GET /v1beta/models (inputTokenLimit)"
+    entries = payload.get("models") if isinstance(payload, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if (
+            isinstance(entry, dict)
+            and entry.get("name") == name
+            and (size := sane_window(entry.get("inputTokenLimit"), where))
+        ):
+            return Found(size, where)
+    return None
+
+
+async def discover_models(
+    client: httpx.AsyncClient, protocol: str, base_url: str, model: str, api_key: str | None
+) -> ServerModels:
+    """The models the server offers and the window it reports for ``model`` (each may be
+    unknown: an empty tuple, None)."""
     headers = _headers(protocol, api_key)
     base = base_url.rstrip("/")
     root = _root(base)
     listed: Any = None
+    models: tuple[str, ...] = ()
+    window: Found | None = None
     if protocol.startswith("gemini"):
-        name = model if model.startswith("models/") else f"models/{model}"
-        payload = await _get_json(client, "GET", f"{base}/v1beta/{quote(name, safe='/')}", headers)
-        where = "GET /v1beta/models (inputTokenLimit)"
-        if isinstance(payload, dict) and (
-            size := sane_window(payload.get("inputTokenLimit"), where)
-        ):
-            return Found(size, where)
+        catalog = await _get_json(client, "GET", f"{base}/v1beta/models?pageSize=1000", headers)
+        models = model_ids(catalog)
+        window = _gemini_window(catalog, model)
+        if window is None:
+            name = model if model.startswith("models/") else f"models/{model}"
+            url = f"{base}/v1beta/{quote(name, safe='/')}"
+            payload = await _get_json(client, "GET", url, headers)
+            where = "GET /v1beta/models (inputTokenLimit)"
+            if isinstance(payload, dict) and (
+                size := sane_window(payload.get("inputTokenLimit"), where)
+            ):
+                window = Found(size, where)
     else:
-        models = f"{base}/models" if protocol.startswith("openai") else f"{root}/v1/models"
+        # Anthropic's list is paged (20 a page unless asked for more).
+        url = f"{base}/models" if protocol.startswith("openai") else f"{root}/v1/models?limit=1000"
         asked = "GET /models" if protocol.startswith("openai") else "GET /v1/models"
-        listed = await _get_json(client, "GET", models, headers)
-        if found := _from_model_list(listed, model, asked):
-            return found
+        listed = await _get_json(client, "GET", url, headers)
+        models = model_ids(listed)
+        window = _from_model_list(listed, model, asked)
     if _vendor(protocol, base):
-        return None
+        return ServerModels(models, window)
+    if window is None:
+        window = await _local_window(client, root, model, headers)
+    if window is None or not models:
+        if listed is None:
+            listed = await _get_json(client, "GET", f"{root}/v1/models", headers)
+        window = window or _from_model_meta(listed, model)
+        models = models or model_ids(listed)
+    if not models:
+        models = model_ids(await _get_json(client, "GET", f"{root}/api/tags", headers))
+    return ServerModels(models, window)
+
+
+async def _local_window(
+    client: httpx.AsyncClient, root: str, model: str, headers: dict[str, str]
+) -> Found | None:
+    """llama.cpp's ``/props``, then Ollama's ``/api/show``."""
     props = from_llama_props(await _get_json(client, "GET", f"{root}/props", headers))
     if props:
         return Found(props, "llama.cpp's GET /props (n_ctx)")
     show = await _get_json(client, "POST", f"{root}/api/show", headers, {"model": model})
     if shown := from_ollama_show(show):
         return Found(shown, "Ollama's POST /api/show")
-    if listed is None:
-        listed = await _get_json(client, "GET", f"{root}/v1/models", headers)
-    return _from_model_meta(listed, model)
+    return None
+
+
+def model_choices(
+    current: str,
+    protocol: str,
+    profiles: Mapping[str, tuple[str, str | None]],
+    offered: Sequence[str],
+) -> list[tuple[str, str]]:
+    """What ``/model`` and ``tui-agent models`` list: the model in use, the configured ones of
+    the same protocol (``profiles``: name -> (protocol, model)), then the server's; each once,
+    with what it is."""
+    choices: dict[str, str] = {}
+    if current:
+        choices[current] = "in use now"
+    for name, (their_protocol, model) in profiles.items():
+        if model and model not in choices and their_protocol == protocol:
+            choices[model] = f"of the {name} profile"
+    for model in offered:
+        if model not in choices:
+            choices[model] = "offered by the server"
+        elif model == current:
+            choices[model] = "in use now, offered by the server"
+    return list(choices.items())

@@ -28,21 +28,23 @@ def profiles(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
 
 
 def models(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
-    if app.host is None:
-        return
-    seen: set[str] = set()
-    current = app.host.profile.model
-    if current:
-        seen.add(current)
-        yield current, "in use now"
-    for name, profile in app.host.config.profiles.items():
-        if (
-            profile.model
-            and profile.model not in seen
-            and profile.protocol == app.host.profile.protocol
-        ):
-            seen.add(profile.model)
-            yield profile.model, f"of the {name} profile"
+    yield from model_list(app)
+
+
+def model_list(app: Shell) -> list[tuple[str, str]]:
+    """The model in use, the configured ones of its protocol, and the ones its server offers
+    (asked in the background once the session opened; ``host.server_models``)."""
+    from ..context.discovery import model_choices
+
+    host = app.host
+    if host is None:
+        return []
+    current = host.profile
+    configured = {
+        name: (profile.protocol, profile.model) for name, profile in host.config.profiles.items()
+    }
+    offered = host.server_models.get((current.protocol, current.base_url or ""), ())
+    return model_choices(current.model, current.protocol, configured, offered)
 
 
 def modes(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
@@ -100,7 +102,7 @@ def model(app: Shell, arguments: str) -> None:
         if model:
             app.switch_profile(None, model)
 
-    app.push_screen(ModelInput(app.host.profile.model), chosen)
+    app.push_screen(ModelInput(app.host.profile.model, model_list(app)), chosen)
 
 
 def profile(app: Shell, arguments: str) -> None:

@@ -48,6 +48,13 @@ def _profile_entries(app: Shell) -> Iterator[Entry]:
         yield Entry(f"Profile: {name}", f"Use the {name} profile from the next turn", name)
 
 
+def _model_entries(app: Shell) -> Iterator[Entry]:
+    if app.host is None or app.host.profile.is_demo:
+        return
+    for model, what in run.model_list(app)[1:]:  # the first is the model in use
+        yield Entry(f"Model: {model}", f"Use {model} from the next turn ({what})", model)
+
+
 def _sandbox_entries(app: Shell) -> Iterator[Entry]:
     from ..sandbox.policy import SandboxMode
 
@@ -244,6 +251,7 @@ ACTIONS: tuple[Action, ...] = (
         "use another model from the next turn",
         run.model,
         palette=(Entry("Model: choose", "Use another model of this profile from the next turn"),),
+        entries=_model_entries,
         usage="[MODEL]",
         complete=run.models,
         needs_session=True,

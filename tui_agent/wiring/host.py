@@ -76,6 +76,8 @@ class SessionHost:
     mcp: Any = None  # McpServers: the session's MCP servers (mcp/servers.py)
     compactions: list[CompactionRecord] = field(default_factory=list)  # of a resumed session
     window_task: Any = None  # asyncio.Task[bool]: the server asked for the window (or None)
+    # (protocol, base_url) -> the models that server offers, as the window's question found
+    server_models: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     content: WorkspaceContent | None = None  # what the workspace brings of its own, as opened
     trust_workspace: bool = False  # --trust-workspace: all of it used, for this run only
     closed: bool = False  # close() ran: a second call does nothing
@@ -143,7 +145,7 @@ class SessionHost:
         if self.window_task is not None:
             self.window_task.cancel()
         self.agent.context.window = context_settings(profile, self.config).window
-        self.window_task = discover_window(self.agent, profile, self.client)
+        self.window_task = discover_window(self.agent, profile, self.client, self.server_models)
 
     async def close(self) -> None:
         if self.closed:
@@ -283,7 +285,8 @@ async def open_host(
         resumed=resumed,
         retry_on_overflow=retry_on_overflow,
     )
-    window_task = discover_window(agent, profile, client)
+    server_models: dict[tuple[str, str], tuple[str, ...]] = {}
+    window_task = discover_window(agent, profile, client, server_models)
     mcp = await start_mcp(
         agent,
         config,
@@ -315,6 +318,7 @@ async def open_host(
         mcp=mcp,
         compactions=compactions,
         window_task=window_task,
+        server_models=server_models,
         content=content,
         trust_workspace=options.trust_workspace,
     )
