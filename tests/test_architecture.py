@@ -27,7 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("session", "sandbox", "approval"),  # the JSONL store; the OS sandbox; approval policy
     ("logs", "checkpoints", "workspace_trust"),  # redacting logs; file snapshots; trust store
     ("tools", "context"),  # tool specs and runners; the context window and compaction
-    ("mcp", "demo", "prompting"),  # MCP servers as tools; the demo model; templates, @file
+    ("mcp", "demo", "prompting", "hooks"),  # MCP servers as tools; the demo model; templates,
+    # @file; the person's hooks
     ("config",),  # settings and profiles, built of the models below
     ("agent",),  # the loop and a round of calls
     ("wiring",),  # builds a session's host: config, demo, logs, tools, writer, the Agent

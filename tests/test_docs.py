@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from textual.app import App
 
 from tui_agent.config.model import ApprovalConfig, Config, Profile, Settings
+from tui_agent.hooks.config import HookConfig
 from tui_agent.mcp.config import McpServerConfig
 from tui_agent.ui.actions import all_commands
 from tui_agent.ui.app import TuiAgentApp
@@ -174,6 +175,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "approval": ApprovalConfig,
     "profiles": Profile,
     "mcp_servers": McpServerConfig,
+    "hooks": HookConfig,
 }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ValidationError
 
+from ..hooks.config import HookConfig
 from ..mcp.config import McpServerConfig
 from .errors import ConfigFileError
 from .model import ApprovalConfig, Config, Profile, Settings
@@ -27,6 +28,7 @@ _TABLES: dict[tuple[str, ...], type[BaseModel]] = {
     ("approval",): ApprovalConfig,
     ("profiles", "*"): Profile,
     ("mcp_servers", "*"): McpServerConfig,
+    ("hooks", "*"): HookConfig,
 }
 
 
@@ -116,8 +118,8 @@ SHORT_TABLE = 8
 
 def _unknown_key_hint(loc: tuple[Any, ...]) -> str:
     parent = tuple(str(part) for part in loc[:-1])
-    if len(parent) == 2 and parent[0] == "profiles":
-        parent = ("profiles", "*")
+    if len(parent) == 2 and parent[0] in ("profiles", "hooks"):
+        parent = (parent[0], "*")
     table = _TABLES.get(parent)
     if table is None:
         return ""

@@ -1,8 +1,8 @@
 """What config.toml may contain; every table forbids unknown keys so a typo is named.
 
 Layout: top-level ``default_profile``, then the tables ``[settings]``, ``[approval]``,
-``[profiles.NAME]``, ``[mcp_servers.NAME]`` and the list ``[[tools]]`` (kept raw;
-tools/user_defined.py validates it).
+``[profiles.NAME]``, ``[mcp_servers.NAME]``, the list ``[[tools]]`` (kept raw;
+tools/user_defined.py validates it) and the list ``[[hooks]]`` (hooks/config.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..approval.policy import ApprovalMode
 from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
 from ..checkpoints.prune import DEFAULT_KEEP_DAYS
 from ..checkpoints.shadow import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, Limits
+from ..hooks.config import HookConfig
 from ..mcp.config import McpConfigError, McpServerConfig, check_server_name
 from ..mcp.limits import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_TOOLS, McpLimits
 from ..sandbox.policy import (
@@ -213,6 +214,7 @@ class Config(BaseModel):
     profiles: dict[str, Profile] = Field(default_factory=dict)
     tools: list[dict[str, Any]] = Field(default_factory=list)  # raw; see tools/user_defined.py
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)  # see mcp/config.py
+    hooks: list[HookConfig] = Field(default_factory=list)  # see hooks/config.py
 
     @field_validator("tools")
     @classmethod
