@@ -143,6 +143,12 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per event per line")
     parser.add_argument("--session", metavar="ID", help="continue this session (id or path)")
     parser.add_argument(
+        "--effort",
+        choices=["low", "medium", "high"],
+        help="the reasoning effort asked of the model, over the profile's effort (Responses "
+        "reasoning.effort, Chat reasoning_effort, Anthropic and Gemini thinking budgets)",
+    )
+    parser.add_argument(
         "--trust-workspace",
         action="store_true",
         help="use the workspace's own AGENTS.md and .mcp.json for this run though not trusted "

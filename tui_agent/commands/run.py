@@ -83,7 +83,10 @@ def _fail(message: str) -> int:
 async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     approver = HeadlessApprover(args.approve)
     options = HostOptions.from_flags(
-        args, resume=args.session, trust_workspace=getattr(args, "trust_workspace", False)
+        args,
+        resume=args.session,
+        trust_workspace=getattr(args, "trust_workspace", False),
+        effort=getattr(args, "effort", None),
     )
     try:
         host = await open_host(

@@ -50,6 +50,7 @@ class Profile(BaseModel):
     system_prompt: str | None = None  # overrides settings.system_prompt
     sandbox_network: bool | None = None  # overrides settings.sandbox_network
     context_window: int | None = Field(default=None, gt=0)  # tokens; else asked of the server
+    effort: Literal["low", "medium", "high"] | None = None  # reasoning effort (providers/effort.py)
 
     @field_validator("protocol")
     @classmethod

@@ -58,6 +58,7 @@ class ResolvedProfile:
     max_tokens: int
     system_prompt: str | None  # None: the app's built-in prompt
     context_window: int | None = None  # tokens, as configured (None: ask the server, or a table)
+    effort: str | None = None  # reasoning effort: low, medium, high (None: the model's default)
 
     @property
     def is_demo(self) -> bool:
@@ -122,6 +123,7 @@ def resolve_profile(
             base.system_prompt if base.system_prompt is not None else config.settings.system_prompt
         ),
         context_window=base.context_window or config.settings.context_window,
+        effort=base.effort,
     )
 
 

@@ -32,6 +32,7 @@ class RequestSettings:
     max_tokens: int = 8192
     options: dict[str, Any] = field(default_factory=dict)  # merged into the body as given
     stateful: bool = False  # previous_response_id / previous_interaction_id where offered
+    effort: str | None = None  # low, medium, high (effort.py); None: the model's own default
 
 
 @dataclass(frozen=True, slots=True)

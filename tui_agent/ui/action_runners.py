@@ -105,6 +105,41 @@ def model(app: Shell, arguments: str) -> None:
     app.push_screen(ModelInput(app.host.profile.model, model_list(app)), chosen)
 
 
+def effort(app: Shell, arguments: str) -> None:
+    from ..providers.effort import EFFORTS
+    from .widgets.status_bar import StatusBar
+    from .widgets.transcript import Transcript
+
+    assert app.host is not None  # the table: only once the session is open
+    level = arguments.lower()
+    if not level:
+        now = app.host.profile.effort or "the model default"
+        app.notify(f"reasoning effort: {now} (/effort {'|'.join(EFFORTS)}|default)", markup=False)
+        return
+    if level not in (*EFFORTS, "default", "off"):
+        app.notify(
+            f"no effort {arguments!r}: {', '.join(EFFORTS)} or default",
+            severity="warning",
+            markup=False,
+        )
+        return
+    chosen = level if level in EFFORTS else None
+    line = app.host.set_effort(chosen)
+    app.query_one(StatusBar).effort = chosen or ""
+    app.query_one(Transcript).add_notice(line, "info")
+
+
+def efforts(app: Shell, typed: str) -> Iterator[tuple[str, str]]:
+    current = app.host.profile.effort if app.host is not None else None
+    for level, what in (
+        ("low", "think briefly"),
+        ("medium", "think some"),
+        ("high", "think at length"),
+        ("default", "leave it to the model"),
+    ):
+        yield level, f"{what} (in use now)" if level == (current or "default") else what
+
+
 def profile(app: Shell, arguments: str) -> None:
     if not arguments:
         app.notify("which profile? /profile NAME (Tab lists them)", severity="warning")

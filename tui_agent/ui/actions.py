@@ -55,6 +55,18 @@ def _model_entries(app: Shell) -> Iterator[Entry]:
         yield Entry(f"Model: {model}", f"Use {model} from the next turn ({what})", model)
 
 
+def _effort_entries(app: Shell) -> Iterator[Entry]:
+    if app.host is None:
+        return
+    for level in ("low", "medium", "high", "default"):
+        if level != (app.host.profile.effort or "default"):
+            yield Entry(
+                f"Reasoning effort: {level}",
+                f"Ask the model for {level} effort from the next turn",
+                level,
+            )
+
+
 def _sandbox_entries(app: Shell) -> Iterator[Entry]:
     from ..sandbox.policy import SandboxMode
 
@@ -254,6 +266,15 @@ ACTIONS: tuple[Action, ...] = (
         entries=_model_entries,
         usage="[MODEL]",
         complete=run.models,
+        needs_session=True,
+    ),
+    Action(
+        "effort",
+        "the reasoning effort asked of the model from the next turn: low, medium, high",
+        run.effort,
+        entries=_effort_entries,
+        usage="[LEVEL]",
+        complete=run.efforts,
         needs_session=True,
     ),
     Action(

@@ -197,6 +197,7 @@ class TuiAgentApp(SafeApp):
         status = self.query_one(StatusBar)
         status.profile = host.profile.name
         status.model = host.profile.model
+        status.effort = host.profile.effort or ""
         status.mode = str(host.policy.mode)
         status.connection = "ready"
         status.tokens = host.tokens  # the resumed session's, not the last one's (0 when new)
@@ -342,6 +343,7 @@ class TuiAgentApp(SafeApp):
         status = self.query_one(StatusBar)
         status.profile = self.host.profile.name
         status.model = self.host.profile.model
+        status.effort = self.host.profile.effort or ""
         status.hint = "offline demo model" if self.host.profile.is_demo else ""
         self.query_one(Transcript).add_notice(line, "info")
         from .context_view import attach_context  # not first-screen (see show_session)

@@ -138,6 +138,17 @@ class SessionHost:
         self.writer.append(NoteRecord(kind="profile", text=line))
         return line
 
+    def set_effort(self, effort: str | None) -> str:
+        """Ask the model for this reasoning effort (None: its own default) from the next turn
+        on. Returns a line saying what is used now."""
+        from ..session.records import NoteRecord
+
+        self.profile = dataclasses.replace(self.profile, effort=effort)
+        self.agent.request = dataclasses.replace(self.agent.request, effort=effort)
+        line = f"from the next turn: reasoning effort {effort or 'the model default'}"
+        self.writer.append(NoteRecord(kind="effort", text=line))
+        return line
+
     def _rediscover_window(self, profile: ResolvedProfile) -> None:
         from ..agent.context_keeper import context_settings
         from ..agent.window_discovery import discover_window
@@ -195,6 +206,8 @@ async def open_host(
         base_url=options.base_url,
         api_key_env=options.api_key_env,
     )
+    if options.effort:
+        profile = dataclasses.replace(profile, effort=options.effort)
     workspace, unprotected = _workspace(config, options, profile, notices)
     secrets = [key for key in (profile.api_key, *key_values(config)) if key]
     for secret in secrets:

@@ -17,6 +17,7 @@ class HostOptions:
     resume: str | None = None  # a session id or path
     continue_last: bool = False
     trust_workspace: bool = False  # use the workspace's own content without asking (run)
+    effort: str | None = None  # run --effort: the reasoning effort, over the profile's
 
     @classmethod
     def from_flags(cls, args: Any, **extra: Any) -> HostOptions:

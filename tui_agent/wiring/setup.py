@@ -70,6 +70,7 @@ def request_settings(profile: ResolvedProfile, system: str) -> RequestSettings:
         max_tokens=profile.max_tokens,
         options=dict(profile.options),
         stateful=profile.stateful,
+        effort=profile.effort,
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
 from ...stream.jsonparse import loads_exact
+from ..effort import anthropic_budget
 from ..request import (
     ProviderRequest,
     RequestSettings,
@@ -131,6 +132,9 @@ def build_request(
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in tools
         ]
+    if settings.effort:
+        budget = anthropic_budget(settings.effort, settings.max_tokens)
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
     body.update(settings.options)
     headers = {
         "content-type": "application/json",

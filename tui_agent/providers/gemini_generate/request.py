@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..effort import BUDGETS
 from ..request import (
     ProviderRequest,
     RequestSettings,
@@ -114,6 +115,11 @@ def build_request(
     config = body.get("generationConfig")
     body["generationConfig"] = {
         "maxOutputTokens": settings.max_tokens,
+        **(
+            {"thinkingConfig": {"thinkingBudget": BUDGETS[settings.effort]}}
+            if settings.effort
+            else {}
+        ),
         **(config if isinstance(config, dict) else {}),
     }
     headers = {"content-type": "application/json", "accept": "text/event-stream"}

@@ -124,6 +124,7 @@ def build_request(
     config = body.get("generation_config")
     body["generation_config"] = {
         "max_output_tokens": settings.max_tokens,
+        **({"thinking_level": settings.effort} if settings.effort else {}),
         **(config if isinstance(config, dict) else {}),
     }
     headers = {"content-type": "application/json", "accept": "text/event-stream"}

@@ -74,6 +74,8 @@ def build_request(
             }
             for t in tools
         ]
+    if settings.effort:
+        body["reasoning_effort"] = settings.effort
     body.update(settings.options)
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
     if settings.api_key:

@@ -1,8 +1,8 @@
-"""One line of state: profile, model, approval mode (auto-all in warning colour), the command
-sandbox (off, or a protection missing, in warning colour: see sandbox_view), tokens, how
-full the context window is (in warning colour past the compaction threshold), and
-the connection (idle, streaming, waiting to retry, running tools, an error). In a narrow terminal
-it shortens itself rather than cut the connection state off."""
+"""One line of state: profile, model, reasoning effort (when one is asked for), approval mode
+(auto-all in warning colour), the command sandbox (off, or a protection missing, in warning
+colour: see sandbox_view), tokens, how full the context window is (in warning colour past the
+compaction threshold), and the connection (idle, streaming, waiting to retry, running tools, an
+error). In a narrow terminal it shortens itself rather than cut the connection state off."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ class StatusBar(Static):
 
     profile: reactive[str] = reactive("")
     model: reactive[str] = reactive("")
+    effort: reactive[str] = reactive("")  # the reasoning effort asked for; "" when none is
     mode: reactive[str] = reactive("ask")
     tokens: reactive[int] = reactive(0)
     connection: reactive[str] = reactive("starting")
@@ -64,6 +65,8 @@ class StatusBar(Static):
             if detail <= 2:
                 model.truncate(MODEL_CELLS, overflow="ellipsis")
             parts.append(model)
+        if self.effort and detail >= 2:
+            parts.append(Text(f"effort {visible(self.effort)}" if detail >= 3 else self.effort))
         parts.append(self._mode(labelled=detail >= 4))
         if self.sandbox:
             sandbox = Text("sandbox: " if detail >= 4 else "")
