@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tmux import wait_shown
+
 TMUX = shutil.which("tmux")
 pytestmark = [
     pytest.mark.heavy,
@@ -50,13 +52,8 @@ def test_alt_enter_and_ctrl_j_add_a_line_in_tmux(tmp_path: Path) -> None:
         )
         return done.stdout
 
-    def wait(condition_text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while condition_text not in (shown := tmux("capture-pane", "-p", "-t", name)):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{condition_text!r} never shown:\n{shown}")
-            time.sleep(0.1)
-        return shown
+    def wait(text: str, timeout: float = 20.0) -> str:
+        return wait_shown(lambda: tmux("capture-pane", "-p", "-t", name), text, timeout)
 
     subprocess.run(
         [TMUX, *socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "60",
