@@ -11,6 +11,7 @@ import pytest
 
 if TYPE_CHECKING:
     from .run_helpers import Home
+    from .sessions_cli_helpers import Cli
     from .ui_app_helpers import AppEnv
 
 
@@ -28,6 +29,15 @@ def home(tmp_path: Path) -> Home:
     from .run_helpers import Home
 
     return Home(tmp_path)
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """A person with an isolated home and workspace (the current folder), no provider key and the
+    offline demo model instant: ``tui-agent`` in this process and its session store."""
+    from .support.demo_user import demo_user
+
+    return demo_user(tmp_path, monkeypatch)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -7,7 +7,6 @@ provider key in the environment; sessions are written with the real SessionStore
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from textual.app import App
@@ -15,7 +14,6 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
 from tests.sessions_cli_helpers import Cli
-from tests.support.demo_user import demo_user
 from tests.support.waiting import wait_for
 from tui_agent.agent.fork import message_count
 from tui_agent.agent.history import messages_from_records
@@ -33,11 +31,6 @@ from tui_agent.wiring.host_options import HostOptions
 from .approval_prompt_app import key_now
 
 SIZE = (140, 40)
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    return demo_user(tmp_path, monkeypatch)
 
 
 async def open_browser(pilot: Pilot[None], expected_rows: int) -> SessionBrowser:

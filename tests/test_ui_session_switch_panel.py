@@ -6,12 +6,7 @@ two saved sessions with a tool call each are written with the real SessionStore.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tests.sessions_cli_helpers import Cli, assistant, call, result
-from tests.support.demo_user import demo_user
 from tests.support.waiting import wait_for
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
@@ -21,11 +16,6 @@ from tui_agent.ui.widgets.status_bar import StatusBar
 from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import screen_text
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    return demo_user(tmp_path, monkeypatch)
 
 
 def session_with_call(cli: Cli, tool: str, status: str, tokens: int) -> str:

@@ -11,8 +11,6 @@ stops typing the same keys work, so the questions were really there.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from textual import events
 from textual.pilot import Pilot
@@ -29,7 +27,6 @@ from tui_agent.wiring.host_options import HostOptions
 
 from ..sessions_cli_helpers import Cli
 from ..support.clock import ManualClock
-from ..support.demo_user import demo_user
 from ..support.waiting import wait_for
 from .test_typing_approval import _gaps
 from .test_typing_approval import _key as _char
@@ -38,11 +35,6 @@ from .test_typing_approval import _key as _char
 # words finds the session that holds them, so an Enter there would resume it.
 WORDS = "yes do it and no fine "
 PHRASE = WORDS + "\n"
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    return demo_user(tmp_path, monkeypatch)
 
 
 async def _type(pilot: Pilot[None], keys: list[str], cps: float, seed: int) -> list[str]:
