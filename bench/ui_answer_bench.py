@@ -12,6 +12,7 @@ app / floor; the cost per KB shows whether it grows with the length.
 
     python3 bench/ui_answer_bench.py            # 20 KB, 200 KB, 1 MB, best of 2: 2-4 minutes
     python3 bench/ui_answer_bench.py --reps 1
+    python3 bench/ui_answer_bench.py --kb 20 --reps 5
 """
 
 from __future__ import annotations
@@ -124,13 +125,17 @@ def measure(contender: str, text: str, last_line: str, root: Path) -> tuple[floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2, help="runs per case; the best is kept")
+    parser.add_argument(
+        "--kb", type=int, nargs="+", help="answer sizes in KB (default: 20 200 1024)"
+    )
     args = parser.parse_args()
+    sizes = tuple(kb * 1024 for kb in args.kb) if args.kb else SIZES
     if shutil.which("tmux") is None or not Path("/proc/self/stat").exists():
         sys.exit("needs tmux and /proc")
     print("| answer | floor s (CPU s) | tui-agent s (CPU s) | wall ratio | CPU ratio | CPU ms/KB |")
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
-        for size in SIZES:
+        for size in sizes:
             last_line = f"The last line, {uuid.uuid4().hex[:10]}."
             text = markdown_answer(size) + " end.\n\n" + last_line + "\n"
             best: dict[str, tuple[float, float]] = {}

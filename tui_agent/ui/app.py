@@ -155,6 +155,7 @@ class TuiAgentApp(SafeApp):
         from ..wiring.host import open_host
         from .approver import UIApprover
         from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
+        from .widgets.frozen_markdown import warm_highlighting
 
         # Importing the markdown widgets here, after the first frame, keeps their cost (markdown-it,
         # pygments) off both the first screen and the first streamed answer.
@@ -171,6 +172,8 @@ class TuiAgentApp(SafeApp):
             self.exit(return_code=1)
             return
         await self.show_session(host)
+        # The first code block's lexer, built beside the screen rather than in the first answer.
+        self.run_worker(warm_highlighting, thread=True, group="warm", exit_on_error=False)
 
     async def show_session(
         self, host: SessionHost, notice: str = "", *, options: HostOptions | None = None
