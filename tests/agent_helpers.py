@@ -17,6 +17,7 @@ from tui_agent.agent.events import (
     AgentEvent,
     CallDecided,
     CallInvalid,
+    HookFinished,
     LoopEnded,
     Notice,
     ToolFinished,
@@ -29,7 +30,7 @@ from tui_agent.agent.history import messages_from_records
 from tui_agent.agent.loop import Agent
 from tui_agent.approval import ApprovalMode, ApprovalPolicy, ApprovalRequest, Decision, Rule
 from tui_agent.approval.rules import SessionRules
-from tui_agent.config import Config, ResolvedProfile, Settings
+from tui_agent.config import Config, ResolvedProfile
 from tui_agent.context.events import (
     Compacted,
     CompactionFailed,
@@ -186,11 +187,18 @@ async def agent_over(
     tools: Iterable[Mapping[str, Any]] = (),
     config_path: Path | None = None,
     require_tools: bool = True,
+    hooks: Iterable[Mapping[str, Any]] = (),
 ) -> AsyncIterator[Harness]:
     """A real Agent (build_agent) on a real client, against the fake provider and a real store."""
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
-    config = Config(settings=Settings(**dict(settings or {})), tools=[dict(t) for t in tools])
+    config = Config.model_validate(
+        {
+            "settings": dict(settings or {}),
+            "tools": [dict(t) for t in tools],
+            "hooks": [dict(h) for h in hooks],
+        }
+    )
     with FakeProvider(protocol, api_key=KEY, require_tools=require_tools) as server:
         server.script(*steps)
         store = SessionStore(tmp_path / "sessions")
@@ -346,9 +354,19 @@ def check_order(events: list[AgentEvent]) -> None:
             ran = event.status in ("done", "failed", "interrupted")
             assert ran == (event.call_id in started), f"{where}: {event.status}"
             finished.add(event.call_id)
+        elif isinstance(event, HookFinished):
+            # A call's hooks: PreToolUse before it is decided, PostToolUse after it started
+            # and before its result; the others between turns (the message, the stop).
+            if event.event == "PreToolUse":
+                assert state == "calls" and event.call_id in calls - decided, where
+            elif event.event == "PostToolUse":
+                assert state == "calls" and event.call_id in started - finished, where
+            else:
+                assert state in ("idle", "answered") and not event.call_id, where
         elif isinstance(event, LoopEnded):
             assert finished == calls, f"{where}: unfinished calls {calls - finished}"
-            assert state in ("calls", "answered", "truncated"), where
+            # idle before any turn: a hook kept the message from being sent
+            assert state in ("calls", "answered", "truncated") or step == 0, where
         else:
             assert isinstance(event, Notice | ContextUpdate | ContextOverflow), where
 

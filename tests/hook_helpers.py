@@ -49,3 +49,24 @@ json.load(sys.stdin)
 sys.stderr.write("\\x1b]52;c;cGFzdGU=\\x07\\x1b[2Jgone\\u202e")
 sys.exit(2)
 """
+
+# A PostToolUse formatter in the way people write them: read the written file's path from
+# tool_input, rewrite the file, say so on stderr with exit 2 so the model hears of it.
+FORMATTER = """
+data = json.load(sys.stdin)
+path = os.path.join(data["cwd"], data["tool_input"]["path"])
+with open(path) as f:
+    text = f.read()
+formatted = "\\n".join(line.rstrip() for line in text.splitlines()) + "\\n"
+with open(path, "w") as f:
+    f.write(formatted.replace("\\t", "    "))
+print(f"formatted {data['tool_input']['path']}", file=sys.stderr)
+sys.exit(2)
+"""
+
+
+def table(
+    path: Path, event: HookEvent | str = HookEvent.PRE_TOOL_USE, **fields: Any
+) -> dict[str, Any]:
+    """A ``[[hooks]]`` table running ``path`` with this interpreter."""
+    return {"event": str(event), "command": [sys.executable, str(path)], **fields}

@@ -12,7 +12,7 @@ AnswerKind = Literal["approve", "deny", "edit", "cancel"]
 DecisionKind = Literal[AnswerKind, "invalid", "refused"]
 # Who answers: a person, or the approval mode when nobody is there to ask.
 Answerer = Literal["user", "policy"]
-# Who decided: also a kept approval rule.
-DecidedBy = Literal[Answerer, "rule"]
+# Who decided: also a kept approval rule, or a hook of the person's (hooks/; the reason names it).
+DecidedBy = Literal[Answerer, "rule", "hook"]
 # How a call ended, as the model's result says it.
 CallStatus = Literal["done", "failed", "denied", "cancelled", "invalid", "interrupted"]

@@ -26,6 +26,7 @@ from ..approval.plan import refusal
 from ..approval.policy import ApprovalPolicy
 from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 from ..config import ConfigError, remember_rule
+from ..hooks import HookEvent, HookOutcome, SessionHooks, deciding
 from ..sandbox.binding import bound_digest
 from ..sandbox.policy import SandboxPolicy
 from ..session.records import ToolStartRecord
@@ -35,6 +36,7 @@ from ..tools.registry import ToolRegistry
 from ..tools.spec import Risk, ToolContext, ToolOutput
 from ..tools.validation import InvalidCall, ValidatedCall, validate_call, validate_edited
 from .call_checkpoints import CallCheckpoints
+from .call_hooks import run_hooks
 from .call_results import (
     CANCELLED,
     INTERRUPTED,
@@ -59,6 +61,16 @@ class _Approved:
     digest: str  # of the arguments the decision was about
     note: str = ""  # told to the model before the call's result
     sandbox: SandboxPolicy | None = None  # what the call was approved to run under
+
+
+def hook_reason(outcome: HookOutcome) -> str:
+    """``hook NAME`` and what it said: the reason of a decision a hook made."""
+    return f"hook {outcome.hook}" + (f": {outcome.reason}" if outcome.reason else "")
+
+
+def hook_context(outcomes: list[HookOutcome]) -> str:
+    """What hooks tell the model beside a call's result, one bracketed line each."""
+    return "".join(f"[hook {o.hook}: {o.context}]\n" for o in outcomes if o.context)
 
 
 class _ModeChanged(Exception):
@@ -102,6 +114,8 @@ class CallRunner:
         # Cuts an output further to what is left of the model's window (set by the Agent).
         self.fit_output: Callable[[str], str] | None = None
         self.checkpoints: CallCheckpoints | None = None  # set by the host: see call_checkpoints
+        self.hooks: SessionHooks | None = None  # set by the host: the person's hooks (hooks/)
+        self._hooking: set[asyncio.Task[list[HookOutcome]]] = set()
 
     def set_sandbox(self, policy: SandboxPolicy) -> None:
         """The session's sandbox from now on; calls approved under another are refused."""
@@ -114,6 +128,8 @@ class CallRunner:
             self._asking.cancel()
         for task in self._running:
             task.cancel()
+        for hooking in self._hooking:
+            hooking.cancel()
 
     def mode_changed(self) -> None:
         """The approval mode changed: a question still open is withdrawn (its prompt closes) and
@@ -142,6 +158,7 @@ class CallRunner:
                 valid.append((index, item))
         approve_rest = False
         for position, (index, vc) in enumerate(valid, 1):
+            pre: list[HookOutcome] | None = None  # the PreToolUse hooks' outcomes, once run
             # Once; again when the approval mode changed while the call waited for its answer:
             # the question is withdrawn and the call decided under the new mode (refused in
             # plan mode, approved by an auto mode, or asked again).
@@ -165,15 +182,40 @@ class CallRunner:
                     )
                     self._finish(results, index, vc.call, f"refused: {refused}", "denied", emit)
                     break
-                auto = self.policy.auto_approval(
-                    vc.spec.name, str(vc.spec.risk), vc.arguments, str(self.context.workspace)
+                # The hooks answer before the person is asked: nobody should approve a call a
+                # hook then blocks, and a hook's "allow" (the person's own) spares the question.
+                if pre is None:
+                    pre = await self._hooked(HookEvent.PRE_TOOL_USE, vc, {}, emit)
+                    if pre is None:  # Esc while they ran: decided as cancelled above
+                        pre = []
+                        continue
+                hooked = deciding(pre)
+                if hooked is not None and hooked.blocks:
+                    why = hook_reason(hooked)
+                    digest = vc.digest
+                    self._decide(vc.call, "deny", digest=digest, by="hook", reason=why, emit=emit)
+                    self._finish(results, index, vc.call, f"blocked by {why}", "denied", emit)
+                    break
+                if hooked is not None and hooked.verdict == "allow":
+                    bound = bound_digest(vc.digest, sandbox := self._sandbox(vc, emit))
+                    why = hook_reason(hooked)
+                    self._decide(vc.call, "approve", digest=bound, by="hook", reason=why, emit=emit)
+                    approved.append(_Approved(index, vc, vc.digest, hook_context(pre), sandbox))
+                    break
+                ask = hooked is not None and hooked.verdict == "ask"
+                auto = (
+                    None
+                    if ask
+                    else self.policy.auto_approval(
+                        vc.spec.name, str(vc.spec.risk), vc.arguments, str(self.context.workspace)
+                    )
                 )
-                if auto is not None or approve_rest:
+                if auto is not None or (approve_rest and not ask):
                     why = auto if auto is not None else "approved with the rest of this turn"
                     by = self._auto_by(vc, auto) if auto is not None else "user"
                     bound = bound_digest(vc.digest, sandbox := self._sandbox(vc, emit))
                     self._decide(vc.call, "approve", digest=bound, by=by, reason=why, emit=emit)
-                    approved.append(_Approved(index, vc, vc.digest, "", sandbox))
+                    approved.append(_Approved(index, vc, vc.digest, hook_context(pre), sandbox))
                     break
                 try:
                     decided = await self._ask(vc, position, len(valid), emit)
@@ -201,6 +243,7 @@ class CallRunner:
                     await self._remember(decision, emit)
                 approve_rest = approve_rest or decision.approve_rest
                 note = edited_note(final.canonical) if decision.kind == "edit" else ""
+                note = hook_context(pre) + note
                 approved.append(_Approved(index, final, final.digest, note, self._shown_sandbox))
                 break
         if approved and not self.cancel_requested:
@@ -405,7 +448,45 @@ class CallRunner:
         finally:
             self._running.discard(task)
         status: CallStatus = "failed" if output.is_error else "done"
-        self._finish(results, index, vc.call, note + output.text, status, emit)
+        response = {"output": output.text, "is_error": output.is_error, "status": status}
+        post = await self._hooked(HookEvent.POST_TOOL_USE, vc, {"tool_response": response}, emit)
+        told = hook_context(post or [])
+        text = note + output.text + (f"\n{told.rstrip()}" if told else "")
+        self._finish(results, index, vc.call, text, status, emit)
+
+    async def _hooked(
+        self, event: HookEvent, vc: ValidatedCall, fields: dict[str, object], emit: Emit
+    ) -> list[HookOutcome] | None:
+        """The outcomes of the call's hooks of ``event``; None when Esc stopped them."""
+        if not self.hooks:
+            return []
+        payload = {
+            "tool_name": vc.spec.name,
+            "tool_input": copy.deepcopy(vc.arguments),  # what a hook gets cannot change what runs
+            "call_id": vc.call.id,
+            **fields,
+        }
+        task = asyncio.ensure_future(
+            run_hooks(
+                self.hooks,
+                self.context,
+                self.recorder,
+                emit,
+                event,
+                payload,
+                tool_name=vc.spec.name,
+                call_id=vc.call.id,
+            )
+        )
+        self._hooking.add(task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if _cancelled_from_outside() or not self.cancel_requested:
+                raise
+            return None
+        finally:
+            self._hooking.discard(task)
 
     def _finish(
         self,

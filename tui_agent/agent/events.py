@@ -74,6 +74,20 @@ class ToolFinished:
     is_error: bool
 
 
+@dataclass(frozen=True, slots=True)
+class HookFinished:
+    """One hook ran (hooks/): at which moment, for which call ("" outside a tool call), and its
+    verdict ("ok", "block", "deny", "ask", "allow", "timed out", "failed")."""
+
+    event: str
+    hook: str
+    call_id: str
+    verdict: str
+    seconds: float
+    reason: str = ""  # sanitized and capped by the runner
+    source: str = "config"  # "config" (the person's) or "workspace"
+
+
 NoticeLevel = Literal["info", "warning", "error"]
 
 
@@ -102,6 +116,7 @@ AgentEvent = (
     | CallDecided
     | ToolStarted
     | ToolFinished
+    | HookFinished
     | Notice
     | LoopEnded
     | ContextUpdate
@@ -125,6 +140,7 @@ _TYPE_NAMES: dict[type, str] = {
     CallDecided: "call_decided",
     ToolStarted: "tool_started",
     ToolFinished: "tool_finished",
+    HookFinished: "hook_finished",
     Notice: "notice",
     LoopEnded: "loop_ended",
     ContextUpdate: "context",

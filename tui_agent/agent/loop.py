@@ -25,6 +25,7 @@ import httpx
 from ..approval import plan
 from ..context.events import Compacted, CompactionStarted, ResultsCut
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
+from ..hooks import HookEvent, HookOutcome, blocking
 from ..providers import (
     RequestSettings,
     ToolSchema,
@@ -37,8 +38,9 @@ from ..stream.events import TextDelta
 from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
 from ..transport import RetryWait, StreamLimits, stream_turn
+from .call_hooks import run_hooks
 from .call_results import CallRound
-from .calls import CallRunner
+from .calls import CallRunner, hook_context, hook_reason
 from .compactor import compact, cut_newest_results
 from .context_keeper import ContextKeeper
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
@@ -101,10 +103,23 @@ class Agent:
     ) -> AsyncGenerator[AgentEvent, None]:
         """Send a user message (with the files attached to it: @path) and run the loop until it
         needs the user again."""
+        # The person's UserPromptSubmit hooks: one may keep the message from being sent, and
+        # what they print is told to the model beside it (as a note: the text stays theirs).
+        told: list[AgentEvent] = []
+        outcomes = await self._hooks(HookEvent.USER_PROMPT_SUBMIT, {"prompt": text}, told)
+        for event in told:
+            yield event
+        if (blocked := blocking(outcomes)) is not None:
+            message = f"message not sent: {hook_reason(blocked)}"
+            yield Notice(message, "warning")
+            yield LoopEnded("cancelled", message)
+            return
         self.sent_anything = True
         # An unconfined re-run's result (see rerun) goes with this message, as a note of its
         # own: the person's text stays theirs (history, forks, exports).
         notes = tuple(self.notes_for_model)
+        if context := hook_context(outcomes).strip():
+            notes = (*notes, context)
         self.notes_for_model.clear()
         self.messages.append(UserMessage(text, attachments, notes))
         attached = [
@@ -238,6 +253,10 @@ class Agent:
             )
             yield self.context.update(self.request.system, self.tools, self.messages)
             if not result.tool_calls:
+                told: list[AgentEvent] = []
+                await self._hooks(HookEvent.STOP, {"stop_hook_active": False}, told)
+                for hook_event in told:
+                    yield hook_event
                 yield LoopEnded("complete")
                 return
             round_: CallRound | None = None
@@ -261,6 +280,13 @@ class Agent:
                 yield Notice(message, "warning")
                 yield LoopEnded("max_steps", message)
                 return
+
+    async def _hooks(
+        self, event: HookEvent, fields: dict[str, object], told: list[AgentEvent]
+    ) -> list[HookOutcome]:
+        """The outcomes of ``event``'s hooks; their ``HookFinished`` events added to ``told``."""
+        calls, record = self.calls, self.recorder
+        return await run_hooks(calls.hooks, calls.context, record, told.append, event, fields)
 
     async def _compact_by_itself(self) -> AsyncGenerator[AgentEvent, None]:
         """The automatic compaction: at most one for each message the person sends, none when

@@ -15,6 +15,8 @@ def decision_line(event: CallDecided) -> str:
             return f"auto-approved by rule{suffix}"
         if by == "policy":
             return f"auto-approved{suffix}"
+        if by == "hook":  # the reason names the hook
+            return f"approved by {reason}" if reason else "approved by a hook"
         return "approved by you" + (f" ({reason})" if reason else "")
     if kind == "edit":
         return "edited and approved by you"

@@ -21,6 +21,7 @@ from ..agent.events import (
     AgentEvent,
     CallDecided,
     CallInvalid,
+    HookFinished,
     Notice,
     ToolFinished,
     ToolStarted,
@@ -35,6 +36,7 @@ from ..session.records import (
     AssistantRecord,
     CompactionRecord,
     DecisionRecord,
+    HookRecord,
     NoteRecord,
     RawEvent,
     ToolResultRecord,
@@ -138,6 +140,17 @@ class _Builder:
                 record.call_id, record.name, record.status, record.output, record.is_error
             )
             self.add(event, self.pause_until(record.ts))
+        elif isinstance(record, HookRecord):
+            hooked = HookFinished(
+                record.event,
+                record.hook,
+                record.call_id,
+                record.verdict,
+                record.seconds,
+                record.reason,
+                record.source,
+            )
+            self.add(hooked, self.pause_until(record.ts))
         elif isinstance(record, WithdrawRecord):
             self.add(Notice(WITHDRAWN, "info"), self.pause_until(record.ts))
         elif isinstance(record, NoteRecord):

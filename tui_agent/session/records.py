@@ -140,6 +140,19 @@ class ToolStartRecord(_Record):
     digest: str
 
 
+class HookRecord(_Record):
+    """A hook ran (see hooks/): its moment, the call it was about ("" for none), its verdict."""
+
+    type: Literal["hook"] = "hook"
+    event: str
+    hook: str
+    call_id: str = ""
+    verdict: str
+    seconds: float = 0.0
+    reason: str = ""
+    source: str = "config"
+
+
 class WithdrawRecord(_Record):
     """The user withdrew their last message (its turn never completed)."""
 
@@ -263,6 +276,7 @@ Record = Annotated[
     | DecisionRecord
     | ToolResultRecord
     | ToolStartRecord
+    | HookRecord
     | WithdrawRecord
     | NoteRecord
     | ToolListRecord

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 
+from ..agent.call_hooks import hook_place
 from ..agent.calls import CallRunner
 from ..agent.context_keeper import ContextKeeper, context_settings
 from ..agent.loop import Agent, LoopSettings
@@ -18,6 +19,7 @@ from ..approval.rules import SessionRules
 from ..config import Config, ResolvedProfile
 from ..context.resume import ResumedContext
 from ..conversation import Message
+from ..hooks import DeclaredHook, SessionHooks
 from ..providers import RequestSettings, ToolSchema
 from ..tools.registry import ToolRegistry, builtin_registry
 from ..tools.spec import ToolContext
@@ -74,6 +76,19 @@ def request_settings(profile: ResolvedProfile, system: str) -> RequestSettings:
     )
 
 
+def config_hooks(
+    config: Config, context: ToolContext, writer: RecordWriter | None
+) -> SessionHooks | None:
+    """The hooks of the person's config.toml, for this session (None: it declares none)."""
+    if not config.hooks:
+        return None
+    declared = [DeclaredHook(hook, "config", "config.toml") for hook in config.hooks]
+    hooks = SessionHooks(declared, hook_place(context), getattr(writer, "session_id", ""))
+    path = getattr(writer, "path", None)
+    hooks.transcript_path = str(path) if path is not None else ""
+    return hooks
+
+
 def build_agent(
     *,
     profile: ResolvedProfile,
@@ -113,6 +128,7 @@ def build_agent(
         max_argument_bytes=LoopSettings().max_argument_bytes,
         config_path=config_path,
     )
+    calls.hooks = config_hooks(config, context, writer)
     prompt = system if system is not None else system_prompt(profile, config).text
     request = request_settings(profile, prompt)
     limits = StreamLimits(
