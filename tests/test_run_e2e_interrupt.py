@@ -17,6 +17,7 @@ import pytest
 
 from .fake_provider import FakeProvider, Reply, StallBeforeTerminal
 from .run_helpers import KEY, Home, alive, finish, types, write_call
+from .support.waiting import poll
 
 pytestmark = pytest.mark.heavy
 
@@ -26,15 +27,6 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM]
 def _command_call(command: str, call_id: str = "toolu_S") -> list[tuple[Any, ...]]:
     args = json.dumps({"command": command})
     return [("call", 0, call_id, "run_command"), ("args", 0, args), ("close", 0)]
-
-
-def _wait_for_pid(path: Path, timeout: float = 15.0) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError, ValueError):
-            return int(path.read_text())
-        time.sleep(0.05)
-    raise AssertionError("the tool never started")
 
 
 def _ignore_sigint() -> None:
@@ -82,7 +74,8 @@ def test_a_signal_while_a_tool_runs_kills_it(sig: signal.Signals, home: Home) ->
         process = home.start(server, "sleep", approve="all")
         pid = None
         try:
-            _wait_for_pid(ready)
+            not_yet = (OSError, ValueError)  # no file yet, or half written
+            poll(lambda: int(ready.read_text()), "the tool to start", ignoring=not_yet)
             pid = _sleeping(nap)
             process.send_signal(sig)
             done = finish(process)

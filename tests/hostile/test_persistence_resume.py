@@ -7,11 +7,9 @@ which it refuses); a naive store would let the second process append to the firs
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from ..agent_helpers import sent_results
 from ..fake_provider import FakeProvider, Reply, StallBeforeTerminal
 from ..run_helpers import KEY, Home, alive, final, finish, types
 from ..session_child import spawn
+from ..support.waiting import poll
 from ..tools_helpers import find_sleep, sleep_mark
 
 CALL_ID = "toolu_S"
@@ -32,17 +31,7 @@ CALL_ID = "toolu_S"
 # Found by its command line: in the command's PID namespace $$ is not a PID seen from here.
 MARK = sleep_mark()
 SLOW_COMMAND = f"echo ran >> runs.txt; echo 1 > pid.txt; exec sleep {MARK}"
-
-
-def _wait_for(what: str, check: Any, timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError, ValueError):
-            found = check()
-            if found:
-                return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+NOT_YET = (OSError, ValueError)  # a file half written, a process half started
 
 
 def _command_call(command: str) -> list[tuple[Any, ...]]:
@@ -63,8 +52,9 @@ def test_crash_between_an_approved_call_and_its_result_gets_interrupted_and_neve
         process = home.start(server, "run the slow thing", approve="all")
         pid = None
         try:
-            _wait_for("the approved tool to start", (home.workspace / "pid.txt").read_text)
-            pid = _wait_for("the sleep", lambda: (find_sleep(MARK) or (0, 0))[0])
+            started = (home.workspace / "pid.txt").read_text
+            poll(started, "the approved tool to start", ignoring=NOT_YET)
+            pid = poll(lambda: (find_sleep(MARK) or (0, 0))[0], "the sleep", ignoring=NOT_YET)
             process.send_signal(signal.SIGKILL)  # no chance to clean up: as if the machine died
             assert finish(process).code == -signal.SIGKILL
         finally:
