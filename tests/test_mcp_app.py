@@ -9,7 +9,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +23,6 @@ from .ui_app_helpers import (
     answer,
     armed_prompt,
     call_ops,
-    make_env,
     running,
     send,
     wait_for,
@@ -35,12 +33,6 @@ pytestmark = pytest.mark.heavy
 
 PROTOCOL = "openai-chat"
 WAIT_S = 30.0
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    made = make_env(tmp_path, monkeypatch)
-    return made
 
 
 def _config(env: AppEnv, text: str) -> None:

@@ -4,20 +4,11 @@ demo's own model back as an override)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import screen_text
-from .ui_app_helpers import SIZE, AppEnv, make_env, send, wait_for, wait_idle_agent
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
-    return make_env(tmp_path, monkeypatch)
+from .ui_app_helpers import SIZE, AppEnv, send, wait_for, wait_idle_agent
 
 
 async def test_new_opens_a_new_demo_session(env: AppEnv) -> None:
