@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from tui_agent.ui.screens.trust_question import TrustQuestion
 from tui_agent.ui.widgets.status_bar import StatusBar
 
 from .approval_prompt_app import screen_text
@@ -102,7 +103,9 @@ async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
             )
             assert "arg 2: mcp_server_time" in screen_text(app)
             assert app.host is not None and app.host.mcp is None  # nothing started yet
-            await pilot.pause(1.5)  # the question arms after a pause
+            question = app.screen
+            assert isinstance(question, TrustQuestion)
+            await wait_for(pilot, question.guard.armed, "the question to arm")
             await pilot.press("t")
             status = app.query_one(StatusBar)
             await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)

@@ -171,11 +171,12 @@ async def test_the_edits_diff_says_how_many_lines_are_below(env: AppEnv) -> None
         server.script(call_ops(("call_D", "run_command", {"command": "ls"})))
         async with running(server, env) as (app, pilot):
             await send(pilot, "list")
-            await armed_prompt(pilot)
+            prompt = await armed_prompt(pilot)
             await pilot.press("e")
             await wait_for(pilot, lambda: app.query("#editor"), "the editor")
             app.query_one("#editor", TextArea).text = json.dumps(edited)
-            await pilot.pause(0.5)  # the editor arms
+            await pilot.pause()
+            await wait_for(pilot, lambda: prompt.armed, "the editor to arm")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmEdit), "the diff")
             view = app.screen.query_one("#diff", VerticalScroll)
