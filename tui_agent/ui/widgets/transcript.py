@@ -292,12 +292,18 @@ class Transcript(VerticalScroll):
         # under a scrollbar, where a click lands on another card (Textualize/textual#6652).
         # watch_virtual_size comes too late for that frame, so the anchor is let go here.
         result = super().arrange(size, optimal)
-        if self.is_anchored:
-            view = self.container_size.height - self.scrollbar_size_horizontal
-            if result.spatial_map.total_region.bottom <= view:
-                self.anchor(False)
-                self.set_reactive(Transcript.scroll_y, 0)
-                self.set_reactive(Transcript.scroll_target_y, 0)
+        view = self.container_size.height - self.scrollbar_size_horizontal
+        fits = result.spatial_map.total_region.bottom <= view
+        if self.is_anchored and fits:
+            self.anchor(False)
+            self.set_reactive(Transcript.scroll_y, 0)
+            self.set_reactive(Transcript.scroll_target_y, 0)
+        elif self._following and not fits and not self.is_anchored:
+            # Content that starts to overflow while following: anchored now, so this very frame
+            # shows its end. From watch_virtual_size the anchor came a frame late, and that
+            # frame painted (so rendered, at ~8 ms per KB of markdown) the top of a long answer
+            # that had arrived at once, scrolled past before anyone could see it.
+            self.anchor()
         return result
 
     def _overflows(self, virtual_size: Size) -> bool:
