@@ -199,3 +199,22 @@ command = ["notify-send", "done"]
     ]:
         with pytest.raises(ConfigFileError, match=said.replace("[", r"\[").replace("(", r"\(")):
             parse_config("[[hooks]]\n" + bad, tmp_path / "config.toml")
+
+
+def test_doctor_lists_the_hooks_of_config_toml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_agent.commands.doctor import report_text
+
+    folder = tmp_path / "config" / "tui-agent"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text(
+        '[[hooks]]\nevent = "PreToolUse"\nmatcher = "run_command"\n'
+        'command = ["python3", "log.py"]\nname = "log"\nunconfined = true\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    text, _ = report_text()
+    assert "Hooks (config.toml):" in text
+    assert "PreToolUse log · matcher run_command · python3 log.py" in text
+    assert "UNCONFINED" in text and "1 run outside the command sandbox" in text

@@ -47,6 +47,7 @@ def test_the_card_has_no_way_to_take_argument_text() -> None:
         "set_bytes": ["size"],
         "set_state": ["state", "detail"],
         "set_arguments_summary": ["text"],  # one short line, after the turn completed
+        "add_hook": ["line"],  # a hook's verdict: hooks run only once the turn completed
         "set_result": ["output", "is_error"],
         "snapshot": [],
     }

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..hooks import HookEvent, HookOutcome, HookPlace, SessionHooks
+from ..hooks.runner import first_line
 from ..session.records import HookRecord
 from ..tools.spec import ToolContext
 from .call_results import Emit
@@ -43,6 +44,14 @@ def hook_finished(outcome: HookOutcome, call_id: str = "") -> HookFinished:
         outcome.reason,
         outcome.source,
     )
+
+
+def hook_summary(event: HookFinished) -> str:
+    """One line for a person: ``hook NAME (Moment): verdict (reason) · 0.2 s``."""
+    line = f"hook {event.hook} ({event.event}): {event.verdict}"
+    if event.reason:
+        line += f" ({first_line(event.reason)})"
+    return f"{line} · {event.seconds:.1f} s"
 
 
 def hook_record(event: HookFinished) -> HookRecord:

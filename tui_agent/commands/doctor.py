@@ -30,6 +30,7 @@ def add_doctor_command(commands: Any) -> None:
 def report_text(profile: str | None = None) -> tuple[str, bool]:
     """The report and whether every protection is active (for the palette too)."""
     from ..config import load_config
+    from ..hooks import DeclaredHook, hooks_report
     from ..sandbox.detect import detect
     from ..sandbox.protections import missing, report
     from ..wiring.sandbox_choice import session_policy
@@ -37,7 +38,11 @@ def report_text(profile: str | None = None) -> tuple[str, bool]:
     config = load_config()
     policy = session_policy(config, profile)
     caps = detect()
-    return report(policy, caps), not missing(policy, caps)
+    text = report(policy, caps)
+    if config.hooks:  # the person's own; a workspace's are listed by /hooks once trusted
+        declared = [DeclaredHook(hook, "config", "config.toml") for hook in config.hooks]
+        text += "\n\nHooks (config.toml):\n" + hooks_report(declared)
+    return text, not missing(policy, caps)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -17,10 +17,12 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TextIO
 
+from ..agent.call_hooks import hook_summary
 from ..agent.events import (
     AgentEvent,
     CallDecided,
     CallInvalid,
+    HookFinished,
     LoopEnded,
     Notice,
     ToolFinished,
@@ -211,6 +213,8 @@ def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
         return f"[{event.name}] {event.decision} ({event.by}{why})"
     if isinstance(event, CallInvalid):
         return f"[{event.name}] invalid: {event.error}"
+    if isinstance(event, HookFinished):
+        return hook_summary(event)
     if isinstance(event, ToolFinished):
         # The first line of the output, cut only after a key in it is redacted whole.
         output = redact(event.output).strip()

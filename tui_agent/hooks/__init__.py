@@ -7,6 +7,7 @@ tables from ``config.py``, the agent loop runs them. No Textual.
 """
 
 from .config import DEFAULT_TIMEOUT_S, TOOL_EVENTS, HookConfig, HookEvent, HookSource
+from .listing import hook_line, hooks_report
 from .runner import DeclaredHook, HookOutcome, HookPlace, Verdict, interpret, run_hook
 from .session_hooks import SessionHooks, added_context, blocking, deciding
 
@@ -24,6 +25,8 @@ __all__ = [
     "added_context",
     "blocking",
     "deciding",
+    "hook_line",
+    "hooks_report",
     "interpret",
     "run_hook",
 ]

@@ -164,6 +164,14 @@ def compact(app: Shell, arguments: str) -> None:
     compact(app, arguments)
 
 
+def hooks(app: Shell, arguments: str) -> None:
+    from ..hooks import hooks_report
+    from .widgets.transcript import Transcript
+
+    session = app.host.agent.calls.hooks if app.host is not None else None
+    app.query_one(Transcript).add_notice(hooks_report(session.declared if session else ()), "info")
+
+
 def context(app: Shell, arguments: str) -> None:
     from .context_view import context_report
     from .widgets.transcript import Transcript

@@ -313,6 +313,12 @@ ACTIONS: tuple[Action, ...] = (
         run.context,
     ),
     Action(
+        "hooks",
+        "list your hooks: their moment, matcher, command, sandbox and source",
+        run.hooks,
+        needs_session=True,
+    ),
+    Action(
         "fork",
         "fork this session at a message and switch to the fork",
         run.fork,

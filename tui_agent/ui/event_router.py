@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.css.query import NoMatches
 
+from ..agent.call_hooks import hook_summary
 from ..agent.events import (
     AgentEvent,
     CallDecided,
     CallInvalid,
+    HookFinished,
     LoopEnded,
     Notice,
     ToolFinished,
@@ -216,6 +218,8 @@ class EventRouter:
 
                 self._card(event.call_id, finish)
                 self.panel.set_state(event.call_id, event.status)
+            case HookFinished():
+                self._hook(event)
             case ResultsCut():
                 self.transcript.add_notice(event.text(), "warning")
             case Notice():
@@ -336,6 +340,15 @@ class EventRouter:
 
         self._card(call_id, lambda c: c.set_arguments_summary(_summary(arguments)))
         return edited_detail(self._arguments.get(call_id, ""), arguments)
+
+    def _hook(self, event: HookFinished) -> None:
+        """A call's hook on its card; another moment's only when it did not simply go on."""
+        line = hook_summary(event)
+        if event.call_id:
+            self._card(event.call_id, lambda card: card.add_hook(line))
+        elif event.verdict != "ok":
+            level = "warning" if event.verdict in ("failed", "timed out") else "info"
+            self.transcript.add_notice(line, level)
 
     def _card(self, call_id: str, apply: Any) -> None:
         card = self._by_id.get(call_id)

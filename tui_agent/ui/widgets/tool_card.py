@@ -62,6 +62,7 @@ class ToolCallModel:
     output: str | None = None
     is_error: bool = False
     expanded: bool = False
+    hooks: list[str] = field(default_factory=list)  # one line per hook that ran, in order
     phase_started: float = 0.0  # clock time the current preparing or running phase began
     ran_for: float | None = None  # seconds the tool ran, once it stopped
     view: ToolCallCard | None = field(default=None, repr=False)
@@ -148,6 +149,14 @@ class ToolCallCard(Vertical):
         &.-has-detail > .detail {
             display: block;
         }
+        & > .hooks {
+            height: auto;
+            color: $text-muted;
+            display: none;
+        }
+        &.-has-hooks > .hooks {
+            display: block;
+        }
         &.-preparing { border-left: outer $secondary; }
         &.-waiting { border-left: outer $warning; & > CardHeader { color: $text-warning; } }
         &.-approved { border-left: outer $success; }
@@ -169,6 +178,8 @@ class ToolCallCard(Vertical):
         self.model = model or ToolCallModel(position, call_id, name, phase_started=_now(self))
         self._header = CardHeader(self.model)
         self._detail = Static(classes="detail")
+        self._hooks = Static(classes="hooks")
+        self._shown_hooks = 0
         self._result: ToolResultView | None = None
         self._timer: Timer | None = None
         self._shown_state = ""
@@ -213,6 +224,11 @@ class ToolCallCard(Vertical):
             model.detail = detail
         self._update()
 
+    def add_hook(self, line: str) -> None:
+        """A hook ran for this call: one line saying which, and its verdict."""
+        self.model.hooks.append(line)
+        self._update()
+
     def set_arguments_summary(self, text: str) -> None:
         """One short line about the complete, validated arguments (e.g. a path)."""
         self.model.summary = text
@@ -243,6 +259,7 @@ class ToolCallCard(Vertical):
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._detail
+        yield self._hooks
 
     def on_mount(self) -> None:
         self.model.view = self
@@ -277,6 +294,10 @@ class ToolCallCard(Vertical):
             self._shown_detail = model.detail
             self.set_class(bool(model.detail), "-has-detail")
             self._detail.update(safe_text(model.detail))
+        if len(model.hooks) != self._shown_hooks:
+            self._shown_hooks = len(model.hooks)
+            self.set_class(bool(model.hooks), "-has-hooks")
+            self._hooks.update(safe_text("\n".join(model.hooks)))
         if model.output is not None and self._result is None:
             self._result = ToolResultView(model)
             self.mount(self._result)
