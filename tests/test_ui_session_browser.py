@@ -14,12 +14,15 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
 from tests.sessions_cli_helpers import Cli
+from tests.support.clock import ManualClock
 from tests.support.waiting import wait_for
 from tui_agent.agent.fork import message_count
 from tui_agent.agent.history import messages_from_records
 from tui_agent.session import SessionStore
 from tui_agent.session.records import UserRecord
 from tui_agent.ui.app import TuiAgentApp
+from tui_agent.ui.arming import ARMING_S
+from tui_agent.ui.arming import PAUSE_S as TYPING_PAUSE_S
 from tui_agent.ui.screens.fork_picker import ForkPicker
 from tui_agent.ui.screens.session_browser import Question, SessionBrowser
 from tui_agent.ui.session_search import SessionTextIndex, matches
@@ -27,8 +30,6 @@ from tui_agent.ui.session_switch import current_session_id
 from tui_agent.ui.widgets.assistant_message import AssistantMessage
 from tui_agent.ui.widgets.user_message import UserMessage
 from tui_agent.wiring.host_options import HostOptions
-
-from .approval_prompt_app import key_now
 
 SIZE = (140, 40)
 
@@ -47,7 +48,12 @@ async def open_browser(pilot: Pilot[None], expected_rows: int) -> SessionBrowser
 
 
 async def armed(pilot: Pilot[None], browser: SessionBrowser) -> None:
-    """Wait for the browser (or its question) to arm: keys before that decide nothing."""
+    """Wait for the browser (or its question) to arm: keys before that decide nothing. On a clock
+    the test owns, the person waits: the pause in typing, then the arming delay, pass."""
+    clock = pilot.app.clock if isinstance(pilot.app, TuiAgentApp) else None
+    if isinstance(clock, ManualClock) and not browser.guard.armed():
+        clock.advance(TYPING_PAUSE_S + ARMING_S + 0.1)
+        await pilot.pause()
     await wait_for(pilot, browser.guard.armed, "the browser to arm")
 
 
@@ -177,7 +183,7 @@ async def test_resume_is_refused_while_the_agent_is_busy(cli: Cli) -> None:
         await highlight(pilot, browser, target)
         tui.busy = True
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: any("busy" in n for n in notices(tui)), "the refusal")
         assert current_session_id(tui) == first
         assert isinstance(tui.screen, SessionBrowser)
         assert any("busy" in n for n in notices(tui))
@@ -225,27 +231,23 @@ async def test_rename_is_saved_for_other_sessions_and_the_open_one(cli: Cli) -> 
 async def test_delete_asks_and_n_keeps_y_deletes(cli: Cli) -> None:
     victim = cli.session("delete me")
     path = cli.store.resolve(victim)
-    async with app().run_test(size=SIZE) as pilot:
+    clock = ManualClock()  # the test's: time passes only when it says so
+    async with TuiAgentApp(HostOptions(workspace="."), clock=clock).run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, 2)
         await highlight(pilot, browser, victim)
         await armed(pilot, browser)  # d is a decision too: only once the browser is armed
         await pilot.press("d")
         question = browser.query_one(Question)
         await wait_for(pilot, lambda: question.has_class("-shown"), "the question")
-        assert question.has_class("-shown")
         assert "Delete session " + victim in str(question.render())
-        # Pressed at once (not through Pilot, whose wait for idle can outlast the arming delay
-        # on a busy machine): decides nothing, the question stays. Tried only when the guard is
-        # still arming in the same step as the key is made; a machine that held the test back
-        # past the delay leaves nothing early to press.
-        if not browser.guard.armed():
-            key_now(pilot.app, "n")
-            await pilot.pause(0.1)
-            assert question.has_class("-shown") and path.exists()
+        # At once, no time passed since the question came: n decides nothing, it stays.
+        assert not browser.guard.armed()
+        await pilot.press("n")
+        assert question.has_class("-shown") and path.exists()
         await armed(pilot, browser)
         await wait_for(pilot, lambda: str(question.render()).endswith("(y/n)"), "armed, shown")
         await pilot.press("n")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert path.exists()
         assert not question.has_class("-shown")
         await pilot.press("d")
@@ -263,7 +265,8 @@ async def test_deleting_the_open_session_is_refused(cli: Cli) -> None:
         await highlight(pilot, browser, current)
         await pilot.press("d")
         await pilot.press("y")
-        await pilot.pause(0.1)
+        shown = pilot.app
+        await wait_for(pilot, lambda: any("open here" in n for n in notices(shown)), "the refusal")
         assert not browser.query_one(Question).has_class("-shown")
         assert cli.store.resolve(current).exists()
         assert any("open here" in n for n in notices(pilot.app))
