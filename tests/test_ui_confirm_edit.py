@@ -12,17 +12,19 @@ from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from tui_agent.approval import edit
+from tui_agent.ui.arming import ARMING_S
+from tui_agent.ui.arming import PAUSE_S as TYPING_PAUSE_S
 from tui_agent.ui.edited_arguments import review_diff
 from tui_agent.ui.screens.confirm_edit import ConfirmEdit
 
 from .approval_prompt_app import (
     PromptApp,
     confirm_edit,
-    key_now,
     make_request,
     screen_text,
     wait_until_armed,
 )
+from .support.clock import ManualClock
 
 SIZE = (120, 40)
 WRITE = make_request("write_file", {"path": "a.txt", "content": "from the model\n"})
@@ -58,14 +60,13 @@ def test_the_review_diff_is_a_unified_diff_of_sorted_pretty_json() -> None:
 
 
 async def test_the_diff_is_shown_and_nothing_runs_before_an_armed_y(tmp_path: Path) -> None:
-    app = PromptApp(WRITE, tmp_path)
+    clock = ManualClock()  # the test's: time passes only when it says so
+    app = PromptApp(WRITE, tmp_path, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _open_confirm(pilot, app, EDITED)
-        # At once, while the dialog arms (not through Pilot, whose wait for idle can outlast
-        # the delay on a busy machine; tried only if it is still arming in this same step).
-        if not dialog.guard.armed():
-            key_now(app, "y")
-            await pilot.pause(0.1)
+        # At the instant the dialog came (no time passed since): y decides nothing.
+        assert not dialog.guard.armed()
+        await pilot.press("y")
         assert app.decisions == [] and app.future is not None and not app.future.done()
         assert app.screen is dialog
         text = screen_text(app)
@@ -74,6 +75,7 @@ async def test_the_diff_is_shown_and_nothing_runs_before_an_armed_y(tmp_path: Pa
         # Shown as text, never markup; the hidden character as a visible escape.
         assert '+  "content": "[b]yours[/b] <U+202E>evil\\n",' in text
         assert "\u202e" not in text
+        clock.advance(TYPING_PAUSE_S + ARMING_S + 0.1)  # the person reads, then answers
         await confirm_edit(pilot)
         assert app.decisions == [edit(EDITED)]
         assert app.prompt.disabled
