@@ -42,7 +42,7 @@ def test_each_kind_is_kept_apart_and_changed_content_is_not_trusted(
 
 def test_unknown_kinds_are_refused(data: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown kinds"):
-        trust(tmp_path, {"hooks": "x"})
+        trust(tmp_path, {"plugins": "x"})
 
 
 def test_earlier_files_still_count_and_a_broken_store_trusts_nothing(

@@ -44,7 +44,7 @@ from ..session.paths import demo_workspace_dir, protected_dirs, sessions_dir
 from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
 from ..session.summary import read_header
 from .host_options import HostOptions
-from .setup import approval_policy, build_agent, system_prompt
+from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
 from .workspace_content import WorkspaceContent, read_workspace_content, trust_content
 
 UNTRUSTED_INSTRUCTIONS = (
@@ -94,6 +94,8 @@ class SessionHost:
         from the next request on. (Its servers are started by the caller; its templates are
         offered from now on.)"""
         trust_content(content)
+        if content.hooks is not None and content.hooks.hooks:
+            use_workspace_hooks(self.agent.calls, content.hooks)
         if content.instructions is None:
             return
         prompt = system_prompt(self.profile, self.config, content.instructions)
@@ -310,6 +312,9 @@ async def open_host(
         redactor=redactor,
         trust_workspace=options.trust_workspace,
     )
+    hooks = content.hooks
+    if hooks is not None and hooks.hooks and (options.trust_workspace or content.trusted("hooks")):
+        use_workspace_hooks(agent.calls, hooks)
     agent.calls.checkpoints = call_checkpoints(
         workspace, agent.calls.recorder, config.settings.checkpoint_limits()
     )

@@ -20,6 +20,7 @@ from ..config import Config, ResolvedProfile
 from ..context.resume import ResumedContext
 from ..conversation import Message
 from ..hooks import DeclaredHook, SessionHooks
+from ..hooks.workspace_file import WorkspaceHooks
 from ..providers import RequestSettings, ToolSchema
 from ..tools.registry import ToolRegistry, builtin_registry
 from ..tools.spec import ToolContext
@@ -76,17 +77,23 @@ def request_settings(profile: ResolvedProfile, system: str) -> RequestSettings:
     )
 
 
-def config_hooks(
-    config: Config, context: ToolContext, writer: RecordWriter | None
-) -> SessionHooks | None:
-    """The hooks of the person's config.toml, for this session (None: it declares none)."""
-    if not config.hooks:
-        return None
+def config_hooks(config: Config, context: ToolContext, writer: RecordWriter | None) -> SessionHooks:
+    """The hooks of the person's config.toml, for this session (a trusted workspace's are added
+    by ``use_workspace_hooks``)."""
     declared = [DeclaredHook(hook, "config", "config.toml") for hook in config.hooks]
     hooks = SessionHooks(declared, hook_place(context), getattr(writer, "session_id", ""))
     path = getattr(writer, "path", None)
     hooks.transcript_path = str(path) if path is not None else ""
     return hooks
+
+
+def use_workspace_hooks(calls: CallRunner, workspace: WorkspaceHooks) -> None:
+    """Run the hooks of a workspace's hooks.toml from now on, after the person's own: only once
+    the person trusted that file's content (the caller's to check)."""
+    if calls.hooks is None:
+        calls.hooks = SessionHooks([], hook_place(calls.context))
+    mine = [hook for hook in calls.hooks.declared if hook.source == "config"]
+    calls.hooks.declared = (*mine, *workspace.hooks)
 
 
 def build_agent(

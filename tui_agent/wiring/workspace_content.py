@@ -1,13 +1,15 @@
 """What a workspace brings of its own and the person must trust before any of it is used: its
 instructions (``AGENTS.md``, sent to the model with every request), its prompt templates
-(``.tui-agent/commands``) and its MCP servers (``.mcp.json``). (The app runs no hooks.)
+(``.tui-agent/commands``), its MCP servers (``.mcp.json``) and its hooks
+(``.tui-agent/hooks.toml``: a workspace must never run a hook nobody trusted).
 
 The app asks once, one question listing every part not trusted as it is now (``untrusted``);
-until then ``AGENTS.md`` is not sent, no template is offered and no server starts. Trust is kept
-per workspace and per part by the digest of its content (``workspace_trust.py``): a changed part
-is asked about again. A part whose file or folder leads outside the workspace (a symlink) is
-refused, trusted or not (``refused`` says why). ``tui-agent run`` never asks: it uses only what
-was trusted, or everything with ``--trust-workspace``.
+until then ``AGENTS.md`` is not sent, no template is offered, no server starts and no hook
+runs. Trust is kept per workspace and per part by the digest of its content
+(``workspace_trust.py``): a changed part is asked about again. A part whose file or folder
+leads outside the workspace (a symlink) is refused, trusted or not (``refused`` says why).
+``tui-agent run`` never asks: it uses only what was trusted, or everything with
+``--trust-workspace``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..hooks.workspace_file import FILE_NAME as HOOKS_FILE
+from ..hooks.workspace_file import WorkspaceHooks, WorkspaceHooksError, read_workspace_hooks
 from ..mcp.config import McpConfigError
 from ..mcp.workspace_file import FILE_NAME, VariablePolicy, WorkspaceServers, read_workspace_servers
 from ..prompting.templates import (
@@ -48,6 +52,7 @@ class WorkspaceContent:
     templates: tuple[PromptTemplate, ...] = ()
     servers: WorkspaceServers | None = None
     refused: tuple[str, ...] = ()  # what is never used, and why
+    hooks: WorkspaceHooks | None = None
 
     def digests(self) -> dict[str, str]:
         """Each part present, by kind (``workspace_trust.KINDS``): the digest trust binds."""
@@ -58,6 +63,8 @@ class WorkspaceContent:
             parts["templates"] = templates_digest(list(self.templates))
         if self.servers is not None and self.servers.servers:
             parts["mcp"] = self.servers.digest
+        if self.hooks is not None and self.hooks.hooks:
+            parts["hooks"] = self.hooks.digest
         return parts
 
     def trusted(self, kind: str) -> bool:
@@ -71,6 +78,7 @@ class WorkspaceContent:
             instructions=None if self.trusted("instructions") else self.instructions,
             templates=() if self.trusted("templates") else self.templates,
             servers=None if self.trusted("mcp") else self.servers,
+            hooks=None if self.trusted("hooks") else self.hooks,
             refused=(),
         )
 
@@ -89,6 +97,9 @@ class WorkspaceContent:
         if self.servers is not None and self.servers.servers:
             count = len(self.servers.servers)
             names.append(f"{FILE_NAME} ({count} MCP server{'s' if count != 1 else ''})")
+        if self.hooks is not None and self.hooks.hooks:
+            count = len(self.hooks.hooks)
+            names.append(f"{HOOKS_FILE} ({count} hook{'s' if count != 1 else ''})")
         return names
 
     def describe(self, policy: VariablePolicy) -> list[str]:
@@ -103,6 +114,12 @@ class WorkspaceContent:
         if self.servers is not None and self.servers.servers:
             lines.append(f"== {FILE_NAME}: MCP servers, started once trusted")
             lines += self.servers.describe(policy)
+        if self.hooks is not None and self.hooks.hooks:
+            lines.append(
+                f"== {HOOKS_FILE}: commands run at the agent's moments (sandboxed; "
+                "they can block calls, never approve them)"
+            )
+            lines += self.hooks.describe()
         return lines
 
 
@@ -119,7 +136,14 @@ def read_workspace_content(workspace: Path) -> WorkspaceContent:
     except McpConfigError as exc:
         servers = None
         refused.append(f"{exc}")
-    return WorkspaceContent(workspace, instructions, tuple(templates), servers, tuple(refused))
+    try:
+        hooks = read_workspace_hooks(workspace)
+    except WorkspaceHooksError as exc:
+        hooks = None
+        refused.append(f"{exc}")
+    return WorkspaceContent(
+        workspace, instructions, tuple(templates), servers, tuple(refused), hooks
+    )
 
 
 def trust_content(content: WorkspaceContent) -> None:
