@@ -20,6 +20,8 @@ from tui_agent.session.records import NoteRecord, ToolResultRecord, UserRecord
 from .sessions_cli_helpers import Cli, conversation
 
 FIELDS = {
+    "cost",
+    "cost_unknown_turns",
     "id",
     "title",
     "created",

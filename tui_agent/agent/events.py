@@ -34,6 +34,8 @@ class TurnStarted:
 class TurnCompleted:
     turn: Turn
     tokens: int = 0  # what the turn's usage counts, read as its protocol reports it
+    cost: float | None = None  # US dollars (agent/cost_meter.py); None: unknown
+    spent: str = ""  # the session's cost as the status line shows it ("": nothing to show)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,7 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class LoopEnded:
-    outcome: Literal["complete", "truncated", "cancelled", "max_steps"]
+    outcome: Literal["complete", "truncated", "cancelled", "max_steps", "max_cost"]
     message: str = ""
 
 
@@ -157,6 +159,8 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
     out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
     if isinstance(event, TurnCompleted | TurnTruncated):
         out["turn"] = event.turn.to_dict()
+        if isinstance(event, TurnCompleted):
+            out["cost"] = event.cost
         if isinstance(event, TurnTruncated):
             out["message"] = event.message
         return out

@@ -43,6 +43,7 @@ from .call_results import CallRound
 from .calls import CallRunner, hook_context, hook_reason
 from .compactor import compact, cut_newest_results
 from .context_keeper import ContextKeeper
+from .cost_meter import CostMeter
 from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, TurnTruncated
 from .recorder import SessionRecorder
 from .task_events import TaskEvents
@@ -95,6 +96,7 @@ class Agent:
         self.context = context or ContextKeeper()
         calls.fit_output = self._fit_output
         self.notes_for_model: list[str] = []  # told at the start of the next user message
+        self.cost = CostMeter()  # the money spent, and [settings] max_cost (cost_meter.py)
 
     # -- what the user can do -------------------------------------------------------------
 
@@ -217,6 +219,12 @@ class Agent:
                 async with contextlib.aclosing(self._compact_by_itself()) as compacting:
                     async for step_event in compacting:
                         yield step_event
+            stop = self.cost.stop_before(self.request.model, self.context_used())
+            if stop is not None:
+                yield Notice(stop[0], "warning")
+                if stop[1]:
+                    yield LoopEnded("max_cost", stop[0])
+                    return
             yield TurnStarted(step)
             result: TurnResult | None = None
             async with contextlib.aclosing(self._stream()) as stream:
@@ -247,7 +255,8 @@ class Agent:
                 yield LoopEnded("cancelled" if self._cancelled else "truncated", message)
                 return
             tokens = tokens_used(self.protocol, result.usage)
-            yield TurnCompleted(result, tokens)
+            cost = self.cost.add(self.protocol, self.request.model, result.usage)
+            yield TurnCompleted(result, tokens, cost, self.cost.shown(self.request.model))
             self.context.after_turn(
                 tokens, self.messages, input_tokens(self.protocol, result.usage)
             )

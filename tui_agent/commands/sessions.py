@@ -14,13 +14,17 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..session import SessionError, SessionStore, SessionSummary, is_session_path
 from ..text.times import human_local, iso_utc
 from .exit_status import EXIT_OK, EXIT_USAGE
 from .output import fail, started_as, write_stdout
+
+if TYPE_CHECKING:
+    from ..providers.cost import Price
 
 SESSION_FIELDS = (
     "id",
@@ -33,6 +37,8 @@ SESSION_FIELDS = (
     "messages",
     "workspace",
     "path",
+    "cost",  # US dollars of the turns whose cost is known; null when none is (not zero)
+    "cost_unknown_turns",
 )
 
 
@@ -58,7 +64,8 @@ def list_sessions(args: argparse.Namespace) -> int:
         wanted = os.path.abspath(os.path.expanduser(args.only_workspace))
         summaries = [s for s in summaries if same_workspace(s.workspace, wanted)]
     if args.json:
-        rows = [session_json(summary) for summary in summaries]
+        prices = _prices()
+        rows = [session_json(summary) | session_cost(summary.path, prices) for summary in summaries]
         text = json.dumps(rows, ensure_ascii=True, indent=2) + "\n"
     elif summaries:
         text = session_table(summaries)
@@ -67,6 +74,54 @@ def list_sessions(args: argparse.Namespace) -> int:
         print(f"no saved sessions{where}", file=sys.stderr)
         return EXIT_OK
     return EXIT_OK if write_stdout(text) else EXIT_USAGE
+
+
+def _prices() -> dict[str, Price]:
+    from ..config import ConfigError, default_config_path
+    from ..config.prices import load_prices, prices_path
+    from ..providers.cost import BUILTIN
+
+    try:
+        return load_prices(prices_path(default_config_path()))
+    except ConfigError as exc:
+        print(f"tui-agent sessions: {exc}; using the built-in prices", file=sys.stderr)
+        return dict(BUILTIN)
+
+
+def session_cost(path: Path, prices: Mapping[str, Price]) -> dict[str, Any]:
+    """``cost``: US dollars of the session's complete turns whose cost is known (None when no
+    turn's is), and ``cost_unknown_turns``: the turns without a price or a usage."""
+    from ..providers.cost import turn_cost
+    from ..session.codec import clean_line, sniff_type
+
+    spent: float | None = None
+    unknown = 0
+    try:
+        with path.open("rb") as file:
+            for raw in file:
+                line = clean_line(raw.rstrip(b"\n"))
+                if not line or sniff_type(line) != "assistant":
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                usage = record.get("usage")
+                cost = turn_cost(
+                    str(record.get("protocol", "")),
+                    str(record.get("model", "")),
+                    usage if isinstance(usage, dict) else None,
+                    prices,
+                )
+                if cost is None:
+                    unknown += 1
+                else:
+                    spent = (spent or 0.0) + cost
+    except OSError:
+        pass
+    return {"cost": None if spent is None else round(spent, 6), "cost_unknown_turns": unknown}
 
 
 def session_json(summary: SessionSummary) -> dict[str, Any]:

@@ -126,6 +126,8 @@ class Settings(BaseModel):
     sandbox_protect_git: bool = True  # the workspace's git folders read-only in workspace-write
     # The context window (see tui_agent/context/): a profile's context_window wins over this.
     context_window: int | None = Field(default=None, gt=0)
+    # US dollars a session may spend (prices.toml, providers/cost.py); None: no limit
+    max_cost: float | None = Field(default=None, gt=0, strict=False)
     compact_at: float = Field(default=0.85, ge=0, lt=1, strict=False)  # of the window; 0: off
     compact_prompt: str | None = None  # None: the built-in compaction prompt
     # When you are needed and the terminal is not focused: the bell and a desktop notification

@@ -204,6 +204,7 @@ class TuiAgentApp(SafeApp):
         status.mode = str(host.policy.mode)
         status.connection = "ready"
         status.tokens = host.tokens  # the resumed session's, not the last one's (0 when new)
+        status.cost = host.agent.cost.shown(host.profile.model)
         if old is None:
             if host.profile.is_demo:
                 status.hint = "offline demo model; see README to configure a provider"

@@ -290,6 +290,8 @@ class EventRouter:
             self._answers.append(turn.text)
         self._finish_reasoning()
         self.status.tokens += event.tokens
+        if event.spent:
+            self.status.cost = event.spent
         for position, call in enumerate(turn.tool_calls):
             card = self._cards.get(position)
             if card is None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 _SAID = {
     "complete": "done, waiting for you",
     "max_steps": "stopped after the auto-approved steps limit",
+    "max_cost": "stopped before passing max_cost",
     "truncated": "the turn was cut short",
 }
 

@@ -11,12 +11,14 @@ import httpx
 from ..agent.call_hooks import hook_place
 from ..agent.calls import CallRunner
 from ..agent.context_keeper import ContextKeeper, context_settings
+from ..agent.cost_meter import CostMeter
 from ..agent.loop import Agent, LoopSettings
 from ..agent.recorder import RecordWriter, SessionRecorder
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..approval.rules import SessionRules
 from ..config import Config, ResolvedProfile
+from ..config.prices import load_prices, prices_path
 from ..context.resume import ResumedContext
 from ..conversation import Message
 from ..hooks import DeclaredHook, SessionHooks
@@ -153,7 +155,7 @@ def build_agent(
     tools = [
         ToolSchema(name, description, schema) for name, description, schema in registry.schemas()
     ]
-    return Agent(
+    agent = Agent(
         protocol=profile.protocol,
         provider=profile.name,
         request=request,
@@ -168,3 +170,6 @@ def build_agent(
         history=history,
         context=ContextKeeper(context_settings(profile, config, retry_on_overflow), resumed),
     )
+    prices = load_prices(prices_path(config_path) if config_path is not None else None)
+    agent.cost = CostMeter(prices, settings.max_cost)
+    return agent

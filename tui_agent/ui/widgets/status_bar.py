@@ -1,8 +1,9 @@
 """One line of state: profile, model, reasoning effort (when one is asked for), approval mode
 (auto-all in warning colour), the command sandbox (off, or a protection missing, in warning
-colour: see sandbox_view), tokens, how full the context window is (in warning colour past the
-compaction threshold), and the connection (idle, streaming, waiting to retry, running tools, an
-error). In a narrow terminal it shortens itself rather than cut the connection state off."""
+colour: see sandbox_view), tokens, the session's cost (for a model with a price), how full the
+context window is (in warning colour past the compaction threshold), and the connection (idle,
+streaming, waiting to retry, running tools, an error). In a narrow terminal it shortens itself
+rather than cut the connection state off."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ class StatusBar(Static):
     effort: reactive[str] = reactive("")  # the reasoning effort asked for; "" when none is
     mode: reactive[str] = reactive("ask")
     tokens: reactive[int] = reactive(0)
+    cost: reactive[str] = reactive("")  # the session's cost, "$0.0123"; "" for an unpriced model
     connection: reactive[str] = reactive("starting")
     hint: reactive[str] = reactive("")
     context: reactive[str] = reactive("")  # "ctx 12.3k/16k 77%" (see tui_agent/context/window)
@@ -76,6 +78,8 @@ class StatusBar(Static):
             parts.append(sandbox)
         if detail >= 2:
             parts.append(Text(f"{self.tokens:,} tokens" if detail >= 4 else _short(self.tokens)))
+            if self.cost:
+                parts.append(Text(visible(self.cost)))
         if self.context:
             context = self.context if detail >= 3 else _share(self.context)
             parts.append(Text(context, style="bold yellow" if self.context_warning else ""))
