@@ -7,25 +7,23 @@ before the prompt appeared, during its arming delay, or as a double press approv
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import itertools
 import json
-import time
 
-import pytest
-from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from tui_agent.sandbox.binding import bound_digest
 from tui_agent.tools.arguments import arguments_digest, canonical_json
+from tui_agent.ui.arming import PAUSE_S as TYPING_PAUSE_S
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 from tui_agent.ui.widgets.folded_text import FoldedText, fold_offsets
-from tui_agent.ui.widgets.prompt_input import PromptInput
 
 from ..agent_helpers import sent_results
-from ..approval_prompt_app import key_now, screen_text
+from ..approval_prompt_app import screen_text
 from ..fake_provider import ExpectToolResults, FakeProvider, Reply, StallBeforeTerminal
+from ..support.clock import ManualClock
 from ..ui_app_helpers import (
     KEY,
     AppEnv,
@@ -213,25 +211,14 @@ async def test_a_key_during_the_arming_delay_does_nothing(env: AppEnv) -> None:
             Reply(call_ops(_write("call_W", "a.txt"))),
             answer(PROTOCOL, "OK.", expect=ExpectToolResults({"call_W": "denied by user"})),
         )
-        async with running(server, env) as (app, pilot):
-            # Enter's own action, without Pilot's wait for idle after the key: that wait can
-            # outlast the 0.4 s arming delay on a busy machine.
-            box = app.query_one(PromptInput)
-            box.insert("write a.txt")
-            box.submit()
-            for _ in range(5000):  # the moment the prompt is mounted and has focus
-                prompts = app.query(ApprovalPrompt)
-                if prompts and app.focused is prompts.first():
-                    break
-                await asyncio.sleep(0.002)
-            seen = time.monotonic()
-            prompt = app.query_one(ApprovalPrompt)
-            assert app.focused is prompt
-            await _key_while_arming(app, prompt, "y", seen)
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
+            await send(pilot, "write a.txt")
+            prompt = await _focused_prompt(pilot)
+            await _key_while_arming(pilot, prompt, "y")
             # The key goes back to the message box with focus; the prompt waits for a pause.
             assert prompt_text(app) == "y"
             assert cards(app)[0].state == "waiting"
-            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
+            await _until_armed(pilot, prompt)
             assert prompt.decision is None
             await pilot.press("n")
             await wait_idle_agent(pilot)
@@ -239,7 +226,6 @@ async def test_a_key_during_the_arming_delay_does_nothing(env: AppEnv) -> None:
         server.assert_all_consumed()
 
 
-# Moved from tests/test_ui_app_approval.py; "A" and "t" added.
 async def test_keys_typed_before_the_prompt_appeared_go_to_the_message_box(env: AppEnv) -> None:
     """Keys typed while the call was still preparing are text in the input, not an approval."""
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
@@ -261,20 +247,50 @@ async def test_keys_typed_before_the_prompt_appeared_go_to_the_message_box(env: 
         assert not (env.workspace / "a.txt").exists()
 
 
-async def _key_while_arming(app: App[None], prompt: ApprovalPrompt, key: str, seen: float) -> None:
-    """``key`` pressed while ``prompt`` (focused at about ``seen``) arms: it must decide
-    nothing, however late a busy app gets round to it. Only when the machine held this test
-    back past the arming delay before it could press the key does the test skip, saying so."""
-    if prompt.armed:  # checked in the same step as the key is made: no await between them
-        late = time.monotonic() - seen
-        pytest.skip(f"the machine held the test back {late:.2f} s: past the arming delay")
-    key_now(app, key)
-    for _ in range(5000):  # until the app handled it: a decision, or the key in the box
-        if prompt.decision is not None or prompt_text(app).endswith(key):
-            break
-        await asyncio.sleep(0.002)
-    late = time.monotonic() - seen
-    assert prompt.decision is None, f"a key pressed while arming decided ({late:.2f} s after)"
+async def _focused_prompt(pilot: Pilot[None], other_than: object = None) -> ApprovalPrompt:
+    """The approval prompt (not ``other_than``) once its call is shown and, after the pause in
+    typing passed on the app's clock (the test's), it took focus: its arming runs from then."""
+    app = pilot.app
+
+    def shown() -> bool:
+        prompts = app.query(ApprovalPrompt)
+        first = prompts.first() if prompts else None
+        return first is not None and first is not other_than and first.mode != "loading"
+
+    await wait_for(pilot, shown, "the call shown")
+    prompt = app.query_one(ApprovalPrompt)
+    for _ in range(100):  # 0.1 s steps: it has focus less than 0.1 s on the clock, never armed
+        if app.focused is prompt:
+            return prompt
+        _clock(pilot).advance(0.1)
+        await pilot.pause()
+    raise AssertionError("the prompt never took focus")
+
+
+def _clock(pilot: Pilot[None]) -> ManualClock:
+    clock = pilot.app.clock  # type: ignore[attr-defined]
+    assert isinstance(clock, ManualClock)
+    return clock
+
+
+async def _key_while_arming(pilot: Pilot[None], prompt: ApprovalPrompt, key: str) -> None:
+    """``key`` pressed while ``prompt`` arms (the app's clock, the test's, has not moved since
+    the prompt came): it decides nothing, however long the machine took."""
+    assert not prompt.armed
+    await pilot.press(key)
+    assert prompt.decision is None, "a key pressed while arming decided"
+
+
+async def _until_armed(pilot: Pilot[None], prompt: ApprovalPrompt) -> None:
+    """The person stops typing: time passes on the app's clock until the prompt is armed."""
+    clock = _clock(pilot)
+    clock.advance(TYPING_PAUSE_S)
+    for _ in range(100):
+        clock.advance(0.1)
+        await pilot.pause()
+        if prompt.armed:
+            return
+    raise AssertionError("the prompt never armed")
 
 
 async def test_a_double_press_approves_only_the_call_it_was_meant_for(env: AppEnv) -> None:
@@ -283,21 +299,15 @@ async def test_a_double_press_approves_only_the_call_it_was_meant_for(env: AppEn
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         expect = ExpectToolResults({"call_1": "written", "call_2": "denied by user"})
         server.script(Reply(call_ops(*calls)), answer(PROTOCOL, "OK.", expect=expect))
-        async with running(server, env) as (app, pilot):
+        async with running(server, env, clock=ManualClock()) as (app, pilot):
             await send(pilot, "write both")
-            first = await armed_prompt(pilot)
-            key_now(app, "y")
-            for _ in range(5000):  # the moment the next prompt is mounted and has focus
-                prompts = app.query(ApprovalPrompt)
-                if prompts and prompts.first() is not first and app.focused is prompts.first():
-                    break
-                await asyncio.sleep(0.002)
+            first = await _focused_prompt(pilot)
+            await _until_armed(pilot, first)
+            await pilot.press("y")
+            second = await _focused_prompt(pilot, other_than=first)  # no time passed
             assert first.decision is not None and first.decision.kind == "approve"
-            seen = time.monotonic()
-            second = app.query_one(ApprovalPrompt)
-            assert app.focused is second
-            await _key_while_arming(app, second, "y", seen)
-            await wait_for(pilot, lambda: second.armed, "the second prompt to arm")
+            await _key_while_arming(pilot, second, "y")
+            await _until_armed(pilot, second)
             assert second.decision is None
             assert cards(app)[1].state == "waiting"
             await pilot.press("n")
