@@ -6,8 +6,9 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tests.ui_transcript_helpers import HOSTILE, WidgetApp
+from tests.ui_transcript_helpers import HOSTILE, WidgetApp, sample_markdown
 from tui_agent.ui.widgets.assistant_message import AssistantMessage
+from tui_agent.ui.widgets.frozen_markdown import FrozenMarkdown
 from tui_agent.ui.widgets.notice import Notice
 from tui_agent.ui.widgets.tool_card import ToolCallCard
 from tui_agent.ui.widgets.transcript import OlderHint, Transcript
@@ -249,3 +250,24 @@ async def test_the_end_is_followed_after_the_view_grows_past_its_content() -> No
         await pilot.pause()
         assert transcript.max_scroll_y > 0
         assert transcript.is_vertical_scroll_end, (transcript.scroll_y, transcript.max_scroll_y)
+
+
+async def test_a_long_answer_arriving_at_once_is_shown_from_its_end_in_the_first_frame() -> None:
+    """Anchored in the frame the content first overflows: the top of an answer that came in one
+    burst is never painted (so never rendered) only to be scrolled past."""
+    transcript = Transcript()
+    app = WidgetApp(transcript)
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript.add_user("hello")
+        await pilot.pause()
+        answer = transcript.start_assistant()
+        answer.append(sample_markdown(20_000))
+        answer.finish()
+        await answer.body.wait_idle()
+        await pilot.pause()
+        await pilot.pause()
+        frozen = list(answer.query(FrozenMarkdown))
+        assert len(frozen) >= 3
+        assert transcript.is_vertical_scroll_end
+        assert frozen[0].rendered_width is None  # scrolled past unseen: never rendered
+        assert frozen[-1].rendered_width is not None  # on screen
