@@ -184,3 +184,19 @@ async def test_the_status_line_shows_the_sessions_cost(
             await wait_for(pilot, lambda: status.cost == "$0.0001", "the turn's cost")
             assert "$0.0001" in str(status.render())
             await pilot.press("ctrl+q")
+
+
+def test_a_resumed_sessions_cost_counts_toward_max_cost(home: Home) -> None:
+    (home.config / "tui-agent").mkdir(parents=True, exist_ok=True)
+    (home.config / "tui-agent" / "prices.toml").write_text(
+        f'[models."{PRICED}"]\ninput = 0\noutput = 100\n'
+    )
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(final("anthropic", "Hi."))
+        first = home.run_argv(_priced(home.argv(server, "hello")))
+        assert first.code == 0, first.stderr
+        (session,) = home.sessions()
+        home.write_config("[settings]\nmax_cost = 0.0005\n")  # the first run spent $0.0009
+        done = home.run_argv(_priced(home.argv(server, "again", "--session", session.stem)))
+        assert len(server.requests) == 1
+    assert done.code == 2 and "spent $0.0009" in done.stderr

@@ -226,6 +226,7 @@ async def open_host(
     store = SessionStore(sessions_dir(), redactor)
     history: list[Message] = []
     tokens = 0
+    turns: list[AssistantRecord] = []  # a resumed session's complete turns (their cost counts)
     resumed = ResumedContext()
     compactions: list[CompactionRecord] = []
     resume = options.resume
@@ -239,11 +240,8 @@ async def open_host(
                 await demo.stop()
             raise
         history, repairs = messages_from_records(loaded.records)
-        tokens = sum(
-            tokens_used(r.protocol, r.usage)
-            for r in loaded.records
-            if isinstance(r, AssistantRecord)
-        )
+        turns = [r for r in loaded.records if isinstance(r, AssistantRecord)]
+        tokens = sum(tokens_used(r.protocol, r.usage) for r in turns)
         resumed = resumed_context(loaded.records, history)
         compactions = [r for r in loaded.records if isinstance(r, CompactionRecord)]
         for record in repairs:
@@ -300,6 +298,8 @@ async def open_host(
         resumed=resumed,
         retry_on_overflow=retry_on_overflow,
     )
+    for turn in turns:  # the session's cost so far: the status line and max_cost go on from it
+        agent.cost.add(turn.protocol, turn.model, turn.usage)
     server_models: dict[tuple[str, str], tuple[str, ...]] = {}
     window_task = discover_window(agent, profile, client, server_models)
     mcp = await start_mcp(
