@@ -121,8 +121,8 @@ async def test_a_finished_turn_notifies_and_focus_or_off_sends_nothing(env: AppE
             await blur(pilot)
             server.release()
             await wait_idle_agent(pilot)
-            await pilot.pause(0.1)
-            assert notifications(app) == [("9", "tui-agent: done, waiting for you")]
+            done = [("9", "tui-agent: done, waiting for you")]
+            await wait_for(pilot, lambda: notifications(app) == done, "the notification")
             await send(pilot, "again")  # a key: the terminal has focus again
             await wait_idle_agent(pilot)
             await pilot.pause(0.1)
