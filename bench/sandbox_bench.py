@@ -1,6 +1,6 @@
 """The start-up cost the command sandbox adds to a command, as tui-agent pays it.
 
-    python3 bench/sandbox_bench.py [--runs 40]
+    python3 bench/sandbox_bench.py [--runs 40] [--app-mb 100]
 
 Runs ``true`` through ``run_in_process_group`` (what run_command uses) alternately unconfined
 and under each confined policy, ``--runs`` times each, in this one process, and reports the
@@ -156,5 +156,13 @@ async def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
-    asyncio.run(main(parser.parse_args().runs))
+    parser.add_argument(
+        "--app-mb",
+        type=int,
+        default=0,
+        help="first fill this much memory, as the app's own (each fork copies its page tables)",
+    )
+    args = parser.parse_args()
+    ballast = [bytearray(1 << 20) for _ in range(args.app_mb)]  # touched: resident
+    asyncio.run(main(args.runs))
     sys.exit(0)
