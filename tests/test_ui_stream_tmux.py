@@ -4,7 +4,6 @@ Skipped when tmux is not installed."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_provider import FakeProvider, Reply
-from tests.support.tmux import wait_shown
+from tests.support.tmux import tmux_env, wait_shown
 from tests.ui_transcript_helpers import chunks, sample_markdown
 
 TMUX = shutil.which("tmux")
@@ -25,26 +24,16 @@ pytestmark = [
 ]
 KEY_ENV = "FAKE_PROVIDER_KEY"
 KEY = "fake-key-for-tmux"
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS and not k.startswith("TMUX")}
-    for name in ("home", "config", "data", "state", "ws"):
-        (tmp_path / name).mkdir()
+    env = tmux_env(tmp_path, **{KEY_ENV: KEY})
     # A known context window: the app asks the server nothing but the one scripted request.
     (tmp_path / "config" / "tui-agent").mkdir()
     (tmp_path / "config" / "tui-agent" / "config.toml").write_text(
         "[settings]\ncontext_window = 200000\n", encoding="utf-8"
     )
-    return env | {
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TERM": "xterm-256color",
-        KEY_ENV: KEY,
-    }
+    return env
 
 
 def test_a_200_kb_answer_at_full_speed_shows_its_last_line(tmp_path: Path) -> None:

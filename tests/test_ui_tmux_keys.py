@@ -9,7 +9,6 @@ Enter sends the three lines as one message. Skipped when tmux is not installed.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,29 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.tmux import wait_shown
+from tests.support.tmux import tmux_env, wait_shown
 
 TMUX = shutil.which("tmux")
 pytestmark = [
     pytest.mark.heavy,
     pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
 ]
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
 def test_alt_enter_and_ctrl_j_add_a_line_in_tmux(tmp_path: Path) -> None:
     assert TMUX is not None
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS and not k.startswith("TMUX")}
-    for name in ("home", "config", "data", "state", "ws"):
-        (tmp_path / name).mkdir()
-    env |= {
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TUI_AGENT_DEMO_PACE": "0",
-        "TERM": "xterm-256color",
-    }
+    env = tmux_env(tmp_path, TUI_AGENT_DEMO_PACE="0")
     name = f"tui-agent-keys-{uuid.uuid4().hex[:8]}"
     command = f"{sys.executable} -m tui_agent --workspace {tmp_path / 'ws'}"
     socket = ["-L", name]  # a tmux server of its own, ended with the test

@@ -11,7 +11,6 @@ the prompt's rows must hold the tail. Skipped when tmux is not installed.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -21,14 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from ..support.tmux import wait_shown
+from ..support.tmux import tmux_env, wait_shown
 
 TMUX = shutil.which("tmux")
 pytestmark = [
     pytest.mark.heavy,
     pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
 ]
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 TAIL = "; touch HIDDEN-RAN"
 COMMAND = "echo 'formatting the docs' " + "\u302e" * 200 + TAIL
 
@@ -48,19 +46,7 @@ def _prompt_rows(screen: str) -> list[str]:
 
 
 def test_the_prompt_in_a_terminal_shows_the_tail_after_wide_marks(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS and not k.startswith("TMUX")}
-    for name in ("home", "config", "data", "state", "ws"):
-        (tmp_path / name).mkdir()
-    env |= {
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TUI_AGENT_DEMO_PACE": "0",
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-    }
+    env = tmux_env(tmp_path, TUI_AGENT_DEMO_PACE="0", LANG="C.UTF-8", LC_ALL="C.UTF-8")
     workspace = tmp_path / "ws"
     name = f"tui-agent-width-{uuid.uuid4().hex[:8]}"
     command = f"{sys.executable} -m tui_agent --workspace {workspace}"

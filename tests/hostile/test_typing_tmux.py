@@ -9,7 +9,6 @@ says it waits; after a pause ``n`` denies. Skipped when tmux is not installed.
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import subprocess
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ..support.tmux import wait_shown
+from ..support.tmux import tmux_env, wait_shown
 
 TMUX = shutil.which("tmux")
 pytestmark = [
@@ -28,7 +27,6 @@ pytestmark = [
     pytest.mark.skipif(TMUX is None, reason="tmux is not installed"),
 ]
 TEXT = "Any tent type repo yes"
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
 def _tmux(*args: str) -> str:
@@ -38,17 +36,7 @@ def _tmux(*args: str) -> str:
 
 
 def test_typing_across_the_prompt_in_a_terminal_decides_nothing(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS and not k.startswith("TMUX")}
-    for name in ("home", "config", "data", "state", "ws"):
-        (tmp_path / name).mkdir()
-    env |= {
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TUI_AGENT_DEMO_PACE": "0",
-        "TERM": "xterm-256color",
-    }
+    env = tmux_env(tmp_path, TUI_AGENT_DEMO_PACE="0")
     workspace = tmp_path / "ws"
     (workspace / "src").mkdir()
     name = f"tui-agent-typing-{uuid.uuid4().hex[:8]}"
