@@ -361,6 +361,8 @@ def check_order(events: list[AgentEvent]) -> None:
                 assert state == "calls" and event.call_id in calls - decided, where
             elif event.event == "PostToolUse":
                 assert state == "calls" and event.call_id in started - finished, where
+            elif event.event == "PreCompact":  # before a compaction: wherever one may start
+                assert state in ("idle", "calls", "truncated") and not event.call_id, where
             else:
                 assert state in ("idle", "answered") and not event.call_id, where
         elif isinstance(event, LoopEnded):

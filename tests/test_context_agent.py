@@ -6,6 +6,7 @@ provider's overflow error is recognised, and a resumed session counts and sends 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -274,3 +275,31 @@ async def test_a_manual_compact_summarizes_at_least_half(tmp_path: Path) -> None
         events = await _collect(h.agent.compact())
         (done,) = of_type(events, Compacted)
         assert done.replaced >= total // 2, (done.replaced, total)
+
+
+async def test_pre_compact_hooks_run_before_the_summary_request(tmp_path: Path) -> None:
+    import sys
+
+    from tui_agent.agent.events import HookFinished
+
+    protocol = "openai-chat"
+    seen = tmp_path / "ws" / "compact.json"
+    hook = tmp_path / "pre.py"
+    hook.write_text(
+        f"import json, sys\njson.dump(json.load(sys.stdin), open({str(seen)!r}, 'w'))\n"
+    )
+    steps = [*_first_exchange(protocol), text_reply(protocol, SUMMARY, 120)]
+    hooks = [{"event": "PreCompact", "command": [sys.executable, str(hook)], "name": "backup"}]
+    async with agent_over(
+        protocol, tmp_path, *steps, settings=WINDOW, hooks=hooks, **_approve_all()
+    ) as h:
+        await _first(h)
+        events = await _collect(h.agent.compact("keep the dates"))
+        assert [type(e) for e in events][:2] == [HookFinished, CompactionStarted]
+        assert of_type(events, Compacted)
+    told = json.loads(seen.read_text())
+    assert (told["hook_event_name"], told["trigger"], told["custom_instructions"]) == (
+        "PreCompact",
+        "manual",
+        "keep the dates",
+    )

@@ -29,6 +29,7 @@ from ..context.events import (
 from ..context.planner import plan_compaction
 from ..context.summary import compacted_view, compaction_request_text, detached
 from ..conversation import UserMessage
+from ..hooks import HookEvent
 from ..providers import request_builder
 from ..session.records import CompactionRecord, NoteRecord
 from ..stream.progress import RetryWait
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     import httpx
 
     from ..conversation import Message
+    from ..hooks import HookOutcome
     from ..providers import RequestSettings
     from ..transport import StreamLimits
     from .context_keeper import ContextKeeper
@@ -79,6 +81,9 @@ class Compactable(Protocol):
     @property
     def settings(self) -> _HasLimits: ...
     def context_used(self) -> int: ...
+    async def moment_hooks(
+        self, event: HookEvent, fields: dict[str, object], told: list[AgentEvent]
+    ) -> list[HookOutcome]: ...
     def watch_stream(self, task: asyncio.Task[TurnResult] | None) -> None: ...
 
 
@@ -103,6 +108,14 @@ async def compact(
         if reason != "auto":
             yield CompactionFailed(reason, NOTHING_TO_COMPACT)
         return
+    # The person's PreCompact hooks (a log, a backup of the transcript): told, never blocking.
+    told: list[AgentEvent] = []
+    trigger = "manual" if reason == "manual" else "auto"
+    await agent.moment_hooks(
+        HookEvent.PRE_COMPACT, {"trigger": trigger, "custom_instructions": instructions}, told
+    )
+    for hooked in told:
+        yield hooked
     yield CompactionStarted(reason, before)
     text = compaction_request_text(
         keeper.settings.prompt,

@@ -108,7 +108,7 @@ class Agent:
         # The person's UserPromptSubmit hooks: one may keep the message from being sent, and
         # what they print is told to the model beside it (as a note: the text stays theirs).
         told: list[AgentEvent] = []
-        outcomes = await self._hooks(HookEvent.USER_PROMPT_SUBMIT, {"prompt": text}, told)
+        outcomes = await self.moment_hooks(HookEvent.USER_PROMPT_SUBMIT, {"prompt": text}, told)
         for event in told:
             yield event
         if (blocked := blocking(outcomes)) is not None:
@@ -263,7 +263,7 @@ class Agent:
             yield self.context.update(self.request.system, self.tools, self.messages)
             if not result.tool_calls:
                 told: list[AgentEvent] = []
-                await self._hooks(HookEvent.STOP, {"stop_hook_active": False}, told)
+                await self.moment_hooks(HookEvent.STOP, {"stop_hook_active": False}, told)
                 for hook_event in told:
                     yield hook_event
                 yield LoopEnded("complete")
@@ -290,7 +290,7 @@ class Agent:
                 yield LoopEnded("max_steps", message)
                 return
 
-    async def _hooks(
+    async def moment_hooks(
         self, event: HookEvent, fields: dict[str, object], told: list[AgentEvent]
     ) -> list[HookOutcome]:
         """The outcomes of ``event``'s hooks; their ``HookFinished`` events added to ``told``."""

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ..agent.call_checkpoints import call_checkpoints
-from ..agent.events import Notice
+from ..agent.call_hooks import hook_summary
+from ..agent.calls import hook_context
+from ..agent.events import AgentEvent, HookFinished, Notice
 from ..agent.history import messages_from_records
 from ..agent.loop import Agent
 from ..agent.mcp_tools import start_mcp
@@ -36,6 +38,7 @@ from ..config.secrets import key_values, workspace_variable_policy
 from ..context.resume import ResumedContext, resumed_context
 from ..context.summary import detached
 from ..conversation import Message
+from ..hooks import HookEvent
 from ..logs import add_log_secret
 from ..providers import tokens_used
 from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
@@ -169,6 +172,8 @@ class SessionHost:
         if self.mcp is not None:
             with contextlib.suppress(Exception):
                 await self.mcp.stop()
+        with contextlib.suppress(Exception):  # recorded; nobody is left to show it to
+            await self.agent.moment_hooks(HookEvent.SESSION_END, {"reason": "exit"}, [])
         with contextlib.suppress(Exception):
             self.writer.close()
         if self.created and self.store is not None and not self.agent.sent_anything:
@@ -315,6 +320,7 @@ async def open_host(
     hooks = content.hooks
     if hooks is not None and hooks.hooks and (options.trust_workspace or content.trusted("hooks")):
         use_workspace_hooks(agent.calls, hooks)
+    await session_start_hooks(agent, "resume" if resume is not None else "startup", notices)
     agent.calls.checkpoints = call_checkpoints(
         workspace, agent.calls.recorder, config.settings.checkpoint_limits()
     )
@@ -340,6 +346,18 @@ async def open_host(
         content=content,
         trust_workspace=options.trust_workspace,
     )
+
+
+async def session_start_hooks(agent: Agent, source: str, notices: list[Notice]) -> None:
+    """The SessionStart hooks: what they print goes to the model with the first message, a
+    verdict other than ``ok`` is a notice (each is recorded)."""
+    told: list[AgentEvent] = []
+    outcomes = await agent.moment_hooks(HookEvent.SESSION_START, {"source": source}, told)
+    for event in told:
+        if isinstance(event, HookFinished) and event.verdict != "ok":
+            notices.append(Notice(hook_summary(event), "warning"))
+    if context := hook_context(outcomes).strip():
+        agent.notes_for_model.append(context)
 
 
 def _model_line(profile: ResolvedProfile) -> str:
