@@ -84,7 +84,7 @@ async def test_esc_stops_a_slow_tool_and_the_server_is_told(env: AppEnv) -> None
             await armed_prompt(pilot)
             await pilot.press("y")
             await wait_for(pilot, lambda: "tool_start" in env.types(), "the call to start")
-            await pilot.pause(0.3)
+            await wait_for(pilot, (marks / "started").exists, "the server to run it", WAIT_S)
             await pilot.press("escape")
             await wait_idle_agent(pilot)
             await wait_for(pilot, lambda: (marks / "cancelled").exists(), "the server's cancel")

@@ -110,7 +110,10 @@ async def test_edge_server(tmp_path: Path) -> None:
         checked = validate_call(registry, ToolCall("c", "mcp__edge__slow", "{}"))
         assert isinstance(checked, ValidatedCall)
         task = asyncio.create_task(checked.spec.run(checked.args, ctx))
-        await asyncio.sleep(0.5)
+        deadline = time.monotonic() + 10
+        while not (tmp_path / "started").exists():  # the server runs it: a cancel has a handler
+            assert time.monotonic() < deadline, "the server never started the call"
+            await asyncio.sleep(0.05)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -1,6 +1,7 @@
 """An MCP server over stdio with one tool per edge case.
 
-slow: sleeps; when the client cancels it, writes MARK_DIR/cancelled. crash: exits mid-call.
+slow: writes MARK_DIR/started, sleeps; when the client cancels it, writes MARK_DIR/cancelled.
+crash: exits mid-call.
 huge: returns BYTES bytes of text. picture: an image and a resource. fails: isError.
 bad: an input schema no validator accepts. count: needs an integer. grow: announces a new tool
 (tools/list_changed). At start it writes its pid and a sleeping child's to MARK_DIR/pids.
@@ -67,6 +68,7 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     global _grown
     name = params.name
     if name == "slow":
+        Path(os.environ["MARK_DIR"], "started").write_text("yes")
         try:
             await anyio.sleep(60)
         except anyio.get_cancelled_exc_class():
