@@ -223,3 +223,18 @@ async def test_a_replay_shows_the_saved_verdicts(tmp_path: Path) -> None:
         live = of_type(await h.send("write it"), HookFinished)
         replayed = [s.event for s in ReplayScript.from_records(h.records())]
         assert of_type(replayed, HookFinished) == live
+
+
+async def test_a_key_a_hook_prints_is_redacted_before_it_is_saved(tmp_path: Path) -> None:
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    body = f"print({key!r}, file=sys.stderr); sys.exit(2)\n"
+    async with agent_over(
+        P,
+        tmp_path,
+        Reply(call_ops(write("call_A", "a.txt"))),
+        answer(P),
+        hooks=[table(script(tmp_path, "leak.py", body), name="leak")],
+    ) as h:
+        await h.send("write it")
+        raw = h.writer.path.read_text()
+        assert key not in raw and "[REDACTED]" in raw
