@@ -144,3 +144,32 @@ def test_the_text_cannot_end_the_sequence() -> None:
     assert len(text) <= 80
     data = attention_bytes(hostile, "desktop", {"TERM": "xterm"})
     assert data.count("\x07") == 2 and data.count("\x1b") == 1
+
+
+async def test_a_notification_hook_runs_when_the_person_is_needed(env: AppEnv) -> None:
+    import json
+    import sys
+
+    mark = env.workspace / "notified.json"
+    hook = env.root / "notify_hook.py"
+    hook.write_text(
+        f"import json, sys\njson.dump(json.load(sys.stdin), open({str(mark)!r}, 'w'))\n"
+    )
+    folder = env.root / "config" / "tui-agent"
+    folder.mkdir(parents=True, exist_ok=True)
+    command = json.dumps([sys.executable, str(hook)])
+    (folder / "config.toml").write_text(
+        f'[settings]\nnotify = "off"\n\n[[hooks]]\nevent = "Notification"\ncommand = {command}\n'
+    )
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(Reply(answer(PROTOCOL, "Done.").ops, stop="stop", faults=Hold(0)))
+        async with recorded(server, env) as (app, pilot):
+            await send(pilot, "hello")
+            await blur(pilot)
+            server.release()
+            await wait_idle_agent(pilot)
+            written = lambda: mark.exists() and mark.read_text().endswith("}")  # noqa: E731
+            await wait_for(pilot, written, "the Notification hook")
+            assert notifications(app) == []  # notify = "off": the hook is the notifier
+    told = json.loads(mark.read_text())
+    assert (told["hook_event_name"], told["message"]) == ("Notification", "done, waiting for you")

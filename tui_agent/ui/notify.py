@@ -17,12 +17,18 @@ argument value.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Mapping
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from ..agent.call_hooks import run_hooks
+from ..hooks import HookEvent
 from .sanitize import visible_line
+
+if TYPE_CHECKING:
+    from ..wiring.host import SessionHost
 
 NotifySetting = Literal["off", "bell", "desktop"]
 BEL = "\x07"
@@ -85,7 +91,29 @@ def notify_person(app: Attended, text: str) -> None:
     if app.app_focus or app.is_headless or driver is None:
         return
     host = getattr(app, "host", None)
+    if host is not None:
+        notification_hooks(host, text)
     setting: NotifySetting = host.config.settings.notify if host is not None else "desktop"
     data = attention_bytes(text, setting)
     if data:
         driver.write(data)
+
+
+_hooks_running: set[asyncio.Task[object]] = set()
+
+
+def notification_hooks(host: SessionHost, text: str) -> None:
+    """The person's Notification hooks (their own notifier: whatever ``notify`` says), run in
+    the background: the screen never waits for them. Their verdicts are recorded; nobody is
+    looking at the screen to be shown them."""
+    calls = host.agent.calls
+    hooks = calls.hooks
+    if not hooks or not hooks.matching(HookEvent.NOTIFICATION):
+        return
+    fields = {"message": text, "notification_type": "needed"}
+    running = run_hooks(
+        hooks, calls.context, calls.recorder, lambda _: None, HookEvent.NOTIFICATION, fields
+    )
+    task: asyncio.Task[object] = asyncio.ensure_future(running)
+    _hooks_running.add(task)
+    task.add_done_callback(_hooks_running.discard)
