@@ -238,3 +238,33 @@ async def test_a_key_a_hook_prints_is_redacted_before_it_is_saved(tmp_path: Path
         await h.send("write it")
         raw = h.writer.path.read_text()
         assert key not in raw and "[REDACTED]" in raw
+
+
+async def test_esc_stops_a_hook_that_hangs(tmp_path: Path) -> None:
+    import asyncio
+    import os
+
+    # unconfined: the pid it writes is then the host's (a sandboxed one has its own namespace)
+    hang = table(script(tmp_path, "hang.py", HANGING), timeout=600, name="slow", unconfined=True)
+    async with agent_over(
+        P, tmp_path, Reply(call_ops(write("call_A", "a.txt"))), hooks=[hang]
+    ) as h:
+        sending = asyncio.ensure_future(h.send("write it"))
+        pid_file = h.workspace / "hang.pid"
+        async with asyncio.timeout(20):
+            while not (pid_file.exists() and pid_file.read_text()):
+                await asyncio.sleep(0.02)
+        pid = int(pid_file.read_text())
+        h.agent.cancel()
+        events = await sending
+        assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
+        assert finished(events)["call_A"].status == "cancelled"
+        assert not (h.workspace / "a.txt").exists()
+        async with asyncio.timeout(10):
+            while True:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                await asyncio.sleep(0.05)
+        h.assert_session_valid()
