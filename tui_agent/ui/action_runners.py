@@ -272,6 +272,23 @@ def trust_templates(app: Shell, arguments: str) -> None:
     ask_trust(app)
 
 
+def skills(app: Shell, arguments: str) -> None:
+    from ..prompting.skills import skills_report
+    from .widgets.transcript import Transcript
+
+    host = app.host
+    if host is None:
+        return
+    book = host.skills
+    waiting = host.untrusted_content().skills
+    report = skills_report(
+        book.skills if book is not None else (),
+        waiting,
+        book.problems if book is not None else (),
+    )
+    app.query_one(Transcript).add_notice(report, "info")
+
+
 def trust_workspace(app: Shell, arguments: str) -> None:
     from .workspace_trust import ask_workspace_trust
 

@@ -389,6 +389,12 @@ ACTIONS: tuple[Action, ...] = (
         "trusted .mcp.json)",
     ),
     Action(
+        "skills",
+        "list the skills the model may load, and where each comes from",
+        run.skills,
+        needs_session=True,
+    ),
+    Action(
         "trust-templates",
         "show this workspace's prompt templates and trust them",
         run.trust_templates,

@@ -32,6 +32,8 @@ class WorkspaceTrustScreen(TrustQuestion):
             until.append("its templates are not offered")
         if content.servers is not None:
             until.append("its MCP servers do not start")
+        if content.skills:
+            until.append("its skills are not offered")
         super().__init__(
             "This workspace brings its own "
             + ", ".join(content.names())

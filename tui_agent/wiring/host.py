@@ -40,6 +40,7 @@ from ..context.summary import detached
 from ..conversation import Message
 from ..hooks import HookEvent
 from ..logs import add_log_secret
+from ..prompting.skills import SkillBook, config_skills
 from ..providers import tokens_used
 from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
 from ..session.errors import SessionError
@@ -48,7 +49,12 @@ from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, Use
 from ..session.summary import read_header
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
-from .workspace_content import WorkspaceContent, read_workspace_content, trust_content
+from .workspace_content import (
+    Instructions,
+    WorkspaceContent,
+    read_workspace_content,
+    trust_content,
+)
 
 UNTRUSTED_INSTRUCTIONS = (
     "{name} is not sent to the model: this workspace's own content is not trusted yet"
@@ -83,6 +89,8 @@ class SessionHost:
     server_models: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     content: WorkspaceContent | None = None  # what the workspace brings of its own, as opened
     trust_workspace: bool = False  # --trust-workspace: all of it used, for this run only
+    skills: SkillBook | None = None  # the skills load_skill offers (None: no skills at all)
+    instructions: Instructions | None = None  # the workspace's AGENTS.md, when it is sent
     closed: bool = False  # close() ran: a second call does nothing
 
     def untrusted_content(self) -> WorkspaceContent:
@@ -94,17 +102,24 @@ class SessionHost:
 
     def trust_content(self, content: WorkspaceContent) -> None:
         """The person trusted ``content`` (as shown): remember it, and send its instructions
-        from the next request on. (Its servers are started by the caller; its templates are
-        offered from now on.)"""
+        and offer its skills from the next request on. (Its servers are started by the caller;
+        its templates are offered from now on.)"""
         trust_content(content)
         if content.hooks is not None and content.hooks.hooks:
             use_workspace_hooks(self.agent.calls, content.hooks)
-        if content.instructions is None:
+        new_skills = bool(content.skills) and self.skills is not None
+        if new_skills and self.skills is not None:
+            self.skills.add(content.skills)
+        if content.instructions is None and not new_skills:
             return
-        prompt = system_prompt(self.profile, self.config, content.instructions)
+        if content.instructions is not None:
+            self.instructions = content.instructions
+        skills = self.skills.skills if self.skills is not None else ()
+        prompt = system_prompt(self.profile, self.config, self.instructions, skills)
         self.agent.request = dataclasses.replace(self.agent.request, system=prompt.text)
-        note = f"using {content.instructions.path.name} from the workspace as instructions"
-        self.writer.append(NoteRecord(kind="agents_file", text=note))
+        if content.instructions is not None:
+            note = f"using {content.instructions.path.name} from the workspace as instructions"
+            self.writer.append(NoteRecord(kind="agents_file", text=note))
 
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
@@ -278,7 +293,8 @@ async def open_host(
     ):
         notices.append(Notice(UNTRUSTED_INSTRUCTIONS.format(name=instructions.path.name)))
         instructions = None
-    prompt = system_prompt(profile, config, instructions)
+    skills = _skill_book(content, options.trust_workspace, notices)
+    prompt = system_prompt(profile, config, instructions, skills.skills if skills else ())
     if prompt.agents_file is not None:
         note = f"using {prompt.agents_file.name} from the workspace as instructions"
         writer.append(NoteRecord(kind="agents_file", text=note))
@@ -302,6 +318,7 @@ async def open_host(
         config_path=default_config_path(),
         resumed=resumed,
         retry_on_overflow=retry_on_overflow,
+        skills=skills,
     )
     for turn in turns:  # the session's cost so far: the status line and max_cost go on from it
         agent.cost.add(turn.protocol, turn.model, turn.usage)
@@ -345,6 +362,8 @@ async def open_host(
         server_models=server_models,
         content=content,
         trust_workspace=options.trust_workspace,
+        skills=skills,
+        instructions=instructions,
     )
 
 
@@ -358,6 +377,22 @@ async def session_start_hooks(agent: Agent, source: str, notices: list[Notice]) 
             notices.append(Notice(hook_summary(event), "warning"))
     if context := hook_context(outcomes).strip():
         agent.notes_for_model.append(context)
+
+
+def _skill_book(
+    content: WorkspaceContent, trust_workspace: bool, notices: list[Notice]
+) -> SkillBook | None:
+    """The config folder's skills and, once trusted (or with --trust-workspace), the
+    workspace's; None when neither folder holds one (no load_skill tool then). A skill folder
+    that cannot be used is a notice."""
+    own = config_skills()
+    notices += [Notice(why, "warning") for why in (*own.problems, *content.problems)]
+    if not own.skills and not content.skills:
+        return None
+    book = SkillBook(own.skills, (*own.problems, *content.problems))
+    if content.skills and (trust_workspace or content.trusted("skills")):
+        book.add(content.skills)
+    return book
 
 
 def _model_line(profile: ResolvedProfile) -> str:

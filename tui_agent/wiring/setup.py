@@ -23,6 +23,8 @@ from ..context.resume import ResumedContext
 from ..conversation import Message
 from ..hooks import DeclaredHook, SessionHooks
 from ..hooks.workspace_file import WorkspaceHooks
+from ..prompting.skill_tool import load_skill_tool
+from ..prompting.skills import Skill, SkillBook, skills_prompt
 from ..providers import RequestSettings, ToolSchema
 from ..tools.registry import ToolRegistry, builtin_registry
 from ..tools.spec import ToolContext
@@ -44,11 +46,17 @@ class SystemPrompt:
 
 
 def system_prompt(
-    profile: ResolvedProfile, config: Config, instructions: Instructions | None = None
+    profile: ResolvedProfile,
+    config: Config,
+    instructions: Instructions | None = None,
+    skills: tuple[Skill, ...] = (),
 ) -> SystemPrompt:
-    """The profile's or config's prompt (or ours), plus the workspace's trusted instructions
-    (AGENTS.md, read by ``workspace_content.py``) when given."""
+    """The profile's or config's prompt (or ours), then the names and descriptions of the
+    skills on offer, then the workspace's trusted instructions (AGENTS.md, read by
+    ``workspace_content.py``) when given."""
     base = profile.system_prompt or config.settings.system_prompt or BUILTIN_SYSTEM_PROMPT
+    if skills:
+        base = f"{base}\n\n{skills_prompt(skills)}"
     if instructions is None:
         return SystemPrompt(base, None)
     name = instructions.path.name
@@ -56,8 +64,10 @@ def system_prompt(
     return SystemPrompt(text, instructions.path)
 
 
-def tool_registry(config: Config) -> ToolRegistry:
-    return builtin_registry(user_tool_specs(config.tools))
+def tool_registry(config: Config, skills: SkillBook | None = None) -> ToolRegistry:
+    """The built-in tools, load_skill when the session has a skill book, the user's tools."""
+    extra = [load_skill_tool(skills)] if skills is not None else []
+    return builtin_registry([*extra, *user_tool_specs(config.tools)])
 
 
 def approval_policy(config: Config, mode: ApprovalMode | None = None) -> ApprovalPolicy:
@@ -114,9 +124,11 @@ def build_agent(
     resumed: ResumedContext | None = None,
     retry_on_overflow: bool = False,
     unprotected: tuple[Path, ...] = (),
+    skills: SkillBook | None = None,
 ) -> Agent:
-    """``config_path``: where "saved to config" approval rules are written (None: nowhere)."""
-    registry = tool_registry(config)
+    """``config_path``: where "saved to config" approval rules are written (None: nowhere).
+    ``skills``: the book load_skill reads (None: no load_skill tool)."""
+    registry = tool_registry(config, skills)
     settings = config.settings
     secrets = (profile.api_key,) if profile.api_key else ()
     context = ToolContext(

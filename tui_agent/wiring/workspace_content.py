@@ -1,11 +1,12 @@
 """What a workspace brings of its own and the person must trust before any of it is used: its
 instructions (``AGENTS.md``, sent to the model with every request), its prompt templates
-(``.tui-agent/commands``), its MCP servers (``.mcp.json``) and its hooks
-(``.tui-agent/hooks.toml``: a workspace must never run a hook nobody trusted).
+(``.tui-agent/commands``), its MCP servers (``.mcp.json``), its hooks
+(``.tui-agent/hooks.toml``: a workspace must never run a hook nobody trusted) and its skills
+(``.tui-agent/skills``: their names go into the system prompt, their bodies to the model).
 
 The app asks once, one question listing every part not trusted as it is now (``untrusted``);
-until then ``AGENTS.md`` is not sent, no template is offered, no server starts and no hook
-runs. Trust is kept per workspace and per part by the digest of its content
+until then ``AGENTS.md`` is not sent, no template or skill is offered, no server starts and no
+hook runs. Trust is kept per workspace and per part by the digest of its content
 (``workspace_trust.py``): a changed part is asked about again. A part whose file or folder
 leads outside the workspace (a symlink) is refused, trusted or not (``refused`` says why).
 ``tui-agent run`` never asks: it uses only what was trusted, or everything with
@@ -24,6 +25,7 @@ from ..hooks.workspace_file import FILE_NAME as HOOKS_FILE
 from ..hooks.workspace_file import WorkspaceHooks, WorkspaceHooksError, read_workspace_hooks
 from ..mcp.config import McpConfigError
 from ..mcp.workspace_file import FILE_NAME, VariablePolicy, WorkspaceServers, read_workspace_servers
+from ..prompting.skills import Skill, describe_skills, skills_digest, workspace_skills
 from ..prompting.templates import (
     PromptTemplate,
     describe_templates,
@@ -53,6 +55,8 @@ class WorkspaceContent:
     servers: WorkspaceServers | None = None
     refused: tuple[str, ...] = ()  # what is never used, and why
     hooks: WorkspaceHooks | None = None
+    skills: tuple[Skill, ...] = ()
+    problems: tuple[str, ...] = ()  # skill folders skipped, and why (notices; never refused)
 
     def digests(self) -> dict[str, str]:
         """Each part present, by kind (``workspace_trust.KINDS``): the digest trust binds."""
@@ -65,6 +69,8 @@ class WorkspaceContent:
             parts["mcp"] = self.servers.digest
         if self.hooks is not None and self.hooks.hooks:
             parts["hooks"] = self.hooks.digest
+        if self.skills:
+            parts["skills"] = skills_digest(self.skills)
         return parts
 
     def trusted(self, kind: str) -> bool:
@@ -79,7 +85,9 @@ class WorkspaceContent:
             templates=() if self.trusted("templates") else self.templates,
             servers=None if self.trusted("mcp") else self.servers,
             hooks=None if self.trusted("hooks") else self.hooks,
+            skills=() if self.trusted("skills") else self.skills,
             refused=(),
+            problems=(),
         )
 
     @property
@@ -100,6 +108,9 @@ class WorkspaceContent:
         if self.hooks is not None and self.hooks.hooks:
             count = len(self.hooks.hooks)
             names.append(f"{HOOKS_FILE} ({count} hook{'s' if count != 1 else ''})")
+        if self.skills:
+            count = len(self.skills)
+            names.append(f".tui-agent/skills ({count} skill{'s' if count != 1 else ''})")
         return names
 
     def describe(self, policy: VariablePolicy) -> list[str]:
@@ -120,6 +131,12 @@ class WorkspaceContent:
                 "they can block calls, never approve them)"
             )
             lines += self.hooks.describe()
+        if self.skills:
+            lines.append(
+                "== .tui-agent/skills: skills named in the system prompt; the model loads their "
+                "instructions and files"
+            )
+            lines += describe_skills(self.skills)
         return lines
 
 
@@ -141,8 +158,19 @@ def read_workspace_content(workspace: Path) -> WorkspaceContent:
     except WorkspaceHooksError as exc:
         hooks = None
         refused.append(f"{exc}")
+    skills, outside = workspace_skills(workspace)
+    if outside is not None:
+        why = "leads outside the workspace (a symlink): its skills are refused"
+        refused.append(f"{outside} {why}")
     return WorkspaceContent(
-        workspace, instructions, tuple(templates), servers, tuple(refused), hooks
+        workspace,
+        instructions,
+        tuple(templates),
+        servers,
+        tuple(refused),
+        hooks,
+        skills.skills,
+        skills.problems,
     )
 
 
