@@ -275,6 +275,10 @@ async def test_a_failed_tool_is_reported_as_such(tmp_path: Path) -> None:
         ),
         ("refused: arguments over 1 MB", "was refused (arguments over 1 MB), so I did not write"),
         ("invalid arguments for write_file: content: required", "was invalid, so it did not run"),
+        (
+            "blocked by hook guard: not on Fridays",
+            "A hook blocked the call to `write_file` (guard: not on Fridays), so I did not write",
+        ),
     ],
 )
 def test_calls_that_did_not_run_are_reported_honestly(output: str, expected: str) -> None:

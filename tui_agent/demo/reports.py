@@ -77,6 +77,9 @@ def _report(result: ToolResult) -> str:
         reason = output.removeprefix("denied by user").lstrip(":").strip()
         why = f" The reason given: {_sentence(clip(reason, 300))}" if reason else ""
         return f"You denied the call to {name}, so I did not {action}.{why}"
+    if output.startswith("blocked by hook "):
+        why = output.removeprefix("blocked by hook ").strip()
+        return f"A hook blocked the call to {name} ({clip(why, 300)}), so I did not {action}."
     if output.startswith("denied by the approval mode"):
         return f"The approval mode denied the call to {name}, so I did not {action}."
     if output.startswith(("interrupted by user", "cancelled by user while it was running")):
