@@ -289,6 +289,13 @@ def skills(app: Shell, arguments: str) -> None:
     app.query_one(Transcript).add_notice(report, "info")
 
 
+def memory(app: Shell, arguments: str) -> None:
+    """/memory: the AGENTS.md files in $VISUAL or $EDITOR."""
+    from .memory import edit_memory
+
+    edit_memory(app)
+
+
 def trust_workspace(app: Shell, arguments: str) -> None:
     from .workspace_trust import ask_workspace_trust
 

@@ -401,6 +401,12 @@ ACTIONS: tuple[Action, ...] = (
         needs_session=True,
     ),
     Action(
+        "memory",
+        "edit the AGENTS.md files (the workspace's and yours) in $VISUAL or $EDITOR",
+        run.memory,
+        needs_session=True,
+    ),
+    Action(
         "trust-workspace",
         "show what this workspace brings (AGENTS.md, templates, MCP servers) and trust it",
         run.trust_workspace,

@@ -268,6 +268,10 @@ class TuiAgentApp(SafeApp):
             )
             self.query_one(PromptInput).restore(message.text)
             return
+        from .memory import ask_memory
+
+        if ask_memory(self, message.text):  # "# always ...": saved to AGENTS.md, never sent
+            return
         if self.queue.queued(message.text):  # the agent is busy: sent when it waits for you
             return
         text = run_slash(self, message.text)  # /compact...; None when it was a command

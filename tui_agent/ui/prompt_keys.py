@@ -34,7 +34,7 @@ def edit_in_editor(app: Shell) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(prompt.text)
-        if not _run(app, [*command, path]):
+        if not run_editor(app, [*command, path]):
             return
         with open(path, encoding="utf-8", errors="replace") as back:
             text = back.read()
@@ -47,7 +47,7 @@ def edit_in_editor(app: Shell) -> None:
     prompt.focus()
 
 
-def _run(app: Shell, argv: list[str]) -> bool:
+def run_editor(app: Shell, argv: list[str]) -> bool:
     """Run the editor with the terminal handed over; False (and a notice) when it failed."""
 
     def run() -> int:

@@ -121,6 +121,40 @@ class SessionHost:
             note = f"using {content.instructions.path.name} from the workspace as instructions"
             self.writer.append(NoteRecord(kind="agents_file", text=note))
 
+    def remember(self, target: str, line: str) -> str:
+        """Save ``line`` (the person's ``# ...`` message they confirmed) in the target's
+        AGENTS.md and send it from the next request on. Returns what was done; raises
+        ``memory.MemoryError_``."""
+        from .memory import save_line, workspace_instructions
+
+        path = save_line(self.workspace, target, line, self.trust_workspace)
+        self.instructions = workspace_instructions(self.workspace, self.trust_workspace)
+        skills = self.skills.skills if self.skills is not None else ()
+        prompt = system_prompt(self.profile, self.config, self.instructions, skills)
+        self.agent.request = dataclasses.replace(self.agent.request, system=prompt.text)
+        done = f"saved to {path}"
+        if target == "workspace" and self.instructions is None:
+            done += " (not sent: this workspace's AGENTS.md is not trusted yet; /trust-workspace)"
+        self.writer.append(NoteRecord(kind="memory", text=done))
+        return done
+
+    def edited_memory_begins(self) -> bool:
+        """Before /memory opens the AGENTS.md files: whether the workspace's is sent now."""
+        return self.instructions is not None
+
+    def edited_memory_ends(self, was_sent: bool) -> None:
+        """After the person edited the AGENTS.md files themselves: what they wrote is sent
+        from the next request on (the workspace's stays trusted when it was sent)."""
+        from .memory import workspace_instructions
+
+        now = read_workspace_content(self.workspace).instructions
+        if was_sent and now is not None and not self.trust_workspace:
+            trust_content(WorkspaceContent(self.workspace, now))
+        self.instructions = workspace_instructions(self.workspace, self.trust_workspace)
+        skills = self.skills.skills if self.skills is not None else ()
+        prompt = system_prompt(self.profile, self.config, self.instructions, skills)
+        self.agent.request = dataclasses.replace(self.agent.request, system=prompt.text)
+
     async def switch_profile(self, name: str | None = None, model: str | None = None) -> str:
         """Use another profile and/or model from the next turn on; the conversation stays.
 

@@ -52,16 +52,32 @@ def system_prompt(
     skills: tuple[Skill, ...] = (),
 ) -> SystemPrompt:
     """The profile's or config's prompt (or ours), then the names and descriptions of the
-    skills on offer, then the workspace's trusted instructions (AGENTS.md, read by
+    skills on offer, then the person's own AGENTS.md (config folder), then the workspace's
+    trusted instructions (AGENTS.md, read by
     ``workspace_content.py``) when given."""
     base = profile.system_prompt or config.settings.system_prompt or BUILTIN_SYSTEM_PROMPT
     if skills:
         base = f"{base}\n\n{skills_prompt(skills)}"
+    mine = _user_instructions()
+    if mine:
+        base = f"{base}\n\n# AGENTS.md (the person's own)\n\n{mine}"
     if instructions is None:
         return SystemPrompt(base, None)
     name = instructions.path.name
     text = f"{base}\n\n# {name} (from the workspace)\n\n{instructions.text}"
     return SystemPrompt(text, instructions.path)
+
+
+def _user_instructions() -> str:
+    """The person's own AGENTS.md in the config folder (always sent), or ""."""
+    from ..session.paths import config_dir
+    from .workspace_content import AGENTS_FILE, AGENTS_FILE_LIMIT
+
+    try:
+        with open(config_dir() / AGENTS_FILE, "rb") as handle:
+            return handle.read(AGENTS_FILE_LIMIT).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
 
 
 def tool_registry(config: Config, skills: SkillBook | None = None) -> ToolRegistry:
