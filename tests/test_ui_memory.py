@@ -103,9 +103,6 @@ async def test_a_trusted_agents_file_stays_trusted_and_an_untrusted_one_not(
     (env.workspace / "AGENTS.md").write_text("# Rules\nbe brief\n")
     with FakeProvider("openai-chat", api_key="fake-key-value", require_tools=False) as server:
         async with running(server, env) as (app, pilot):
-            if isinstance(app.screen, MemoryDialog):
-                raise AssertionError
-            await wait_for(pilot, lambda: len(app.screen_stack) >= 1, "boot")
             while app.screen is not app.screen_stack[0]:  # the trust question: not now
                 await pilot.press("n")
                 await pilot.pause()
@@ -116,3 +113,30 @@ async def test_a_trusted_agents_file_stays_trusted_and_an_untrusted_one_not(
             text = (env.workspace / "AGENTS.md").read_text()
             assert text == "# Rules\nbe brief\n- always use pytest -q\n"
     assert not read_workspace_content(env.workspace).trusted("instructions")
+
+
+@pytest.mark.asyncio
+async def test_slash_memory_opens_both_files_in_the_editor_and_sends_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = make_env(tmp_path, monkeypatch)
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import sys\n"
+        "for n, path in enumerate(sys.argv[1:]):\n"
+        "    open(path, 'a').write(f'- edited file {n}\\n')\n"
+    )
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"python3 {script}")
+    with FakeProvider("openai-chat", api_key="fake-key-value", require_tools=False) as server:
+        server.script(answer("openai-chat"))
+        async with running(server, env) as (_app, pilot):
+            await send(pilot, "/memory")
+            mine = tmp_path / "config" / "tui-agent" / "AGENTS.md"
+            await wait_for(pilot, mine.exists, "the editor to write")
+            assert (env.workspace / "AGENTS.md").read_text() == "- edited file 0\n"
+            await send(pilot, "hello")
+            await wait_idle_agent(pilot)
+            system = system_of(server, 0)
+            assert "- edited file 1" in system  # the person's own file is always sent
+            assert "- edited file 0" in system  # the person created it: trusted

@@ -139,8 +139,11 @@ class SessionHost:
         return done
 
     def edited_memory_begins(self) -> bool:
-        """Before /memory opens the AGENTS.md files: whether the workspace's is sent now."""
-        return self.instructions is not None
+        """Before /memory opens the AGENTS.md files: whether the workspace's is sent now, or
+        there is none yet (then what the person writes in their editor is theirs)."""
+        if self.instructions is not None:
+            return True
+        return read_workspace_content(self.workspace).instructions is None
 
     def edited_memory_ends(self, was_sent: bool) -> None:
         """After the person edited the AGENTS.md files themselves: what they wrote is sent
