@@ -82,7 +82,8 @@ async def test_new_session_starts_empty_and_follows_its_own_servers(env: AppEnv)
             status = app.query_one(StatusBar)
             await app.switch_session(other)
             await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the servers", WAIT_S)
-            assert "an earlier answer" in screen_text(app)
+            shown = lambda: "an earlier answer" in screen_text(app)  # noqa: E731
+            await wait_for(pilot, shown, "the earlier answer", WAIT_S)  # painted, whatever the load
             assert app.host is not None
             old_host, old_servers = app.host, app.host.mcp
             await send(pilot, "/new")
