@@ -316,6 +316,7 @@ ACTIONS: tuple[Action, ...] = (
         "hooks",
         "list your hooks: their moment, matcher, command, sandbox and source",
         run.hooks,
+        palette=(Entry("Hooks", "Your hooks: moment, matcher, command, sandbox, source (/hooks)"),),
         needs_session=True,
     ),
     Action(
@@ -392,6 +393,9 @@ ACTIONS: tuple[Action, ...] = (
         "skills",
         "list the skills the model may load, and where each comes from",
         run.skills,
+        palette=(
+            Entry("Skills", "The skills the model may load, and where each comes from (/skills)"),
+        ),
         needs_session=True,
     ),
     Action(
@@ -404,6 +408,12 @@ ACTIONS: tuple[Action, ...] = (
         "memory",
         "edit the AGENTS.md files (the workspace's and yours) in $VISUAL or $EDITOR",
         run.memory,
+        palette=(
+            Entry(
+                "Edit memory (AGENTS.md)",
+                "Open the AGENTS.md files in $VISUAL or $EDITOR (/memory)",
+            ),
+        ),
         needs_session=True,
     ),
     Action(
