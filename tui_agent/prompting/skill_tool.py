@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..tools.builtin.blocking import run_blocking
 from ..tools.spec import Risk, ToolContext, ToolOutput, ToolSpec
-from .skills import SKILL_FILE, SkillBook, read_text
+from .skills import SKILL_FILE, SkillBook
+from .templates import read_text
 
 MAX_FILE_BYTES = 256 * 1024
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..session.paths import config_dir
 from ..workspace_trust import inside_workspace
+from .templates import read_text
 
 KIND = "skills"
 SKILL_FILE = "SKILL.md"
@@ -117,20 +117,6 @@ def _front_matter(lines: list[str]) -> dict[str, str]:
     return fields
 
 
-def read_text(path: Path, limit: int = MAX_SKILL_BYTES) -> str | None:
-    """A regular file's text (at most ``limit`` bytes), never through a symlink, or None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        data = handle.read(limit + 1)
-    return data.decode("utf-8", "replace")
-
-
 def _other_files(folder: Path) -> tuple[str, ...]:
     """The folder's regular files besides SKILL.md, relative; symlinks and dot files skipped."""
     found: list[str] = []
@@ -172,7 +158,7 @@ def load_skills(folder: Path, source: str, shown: str) -> SkillScan:
             continue
         where = f"{shown}/{clean_text(entry.name)[:60]}/{SKILL_FILE}"
         skill_folder = Path(entry.path)
-        text = read_text(skill_folder / SKILL_FILE)
+        text = read_text(skill_folder / SKILL_FILE, MAX_SKILL_BYTES)
         if text is None:
             if os.path.lexists(skill_folder / SKILL_FILE):
                 problems.append(f"{where} is skipped: not a regular file, or larger than 256 KB")

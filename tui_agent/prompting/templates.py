@@ -62,7 +62,7 @@ def load_templates(folder: Path, source: str) -> list[PromptTemplate]:
         name = entry.name[:-3].lower() if entry.name.endswith(".md") else ""
         if not _NAME.match(name) or any(t.name == name for t in found):
             continue
-        text = _read(Path(entry.path))
+        text = read_text(Path(entry.path))
         if text is not None:
             found.append(parse_template(name, text, source))
         if len(found) >= MAX_TEMPLATES:
@@ -90,17 +90,17 @@ def parse_template(name: str, text: str, source: str) -> PromptTemplate:
     return PromptTemplate(name, description or "prompt template", body, source)
 
 
-def _read(path: Path) -> str | None:
-    """A regular file's text, never through a symlink, or None."""
+def read_text(path: Path, limit: int = MAX_TEMPLATE_BYTES) -> str | None:
+    """A regular file's text (at most ``limit`` bytes), never through a symlink, or None."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEMPLATE_BYTES:
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        data = handle.read(MAX_TEMPLATE_BYTES + 1)
+        data = handle.read(limit + 1)
     return data.decode("utf-8", "replace")
 
 
