@@ -1,0 +1,329 @@
+"""Agent definitions: the subagents the ``task`` tool can start (``agent/subagent.py``).
+
+The format Claude Code reads: ``agents/NAME.md`` starts with a front matter block (``---``
+lines) holding ``name:``, ``description:``, optionally ``tools:`` (a comma list, a ``[a, b]``
+list or ``- item`` lines; absent: every tool the session offers) and ``model:`` or
+``profile:``; the body is the subagent's system prompt. Claude Code's tool names (Read, Grep,
+Glob, LS, Write, Edit, MultiEdit, Bash) are read as this app's own.
+
+``agents/`` in the config folder is always offered; ``.tui-agent/agents/`` in the workspace
+only once the person trusted the workspace's agents as they are now
+(``wiring/workspace_content.py``), and never through a symlink leading out of it. A config
+agent hides a workspace one of the same name; the built-in ``explore`` hides neither. A file
+that cannot be used is skipped with a line saying why (``AgentScan.problems``), never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..session.paths import config_dir
+from ..workspace_trust import inside_workspace
+from .skills import clean_text
+from .templates import read_text
+
+KIND = "agents"
+MAX_AGENT_BYTES = 64 * 1024
+MAX_AGENTS = 100
+MAX_DESCRIPTION = 1024
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_TOOL = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# Claude Code's names for its tools, as this app's built-in tools.
+CLAUDE_TOOL_NAMES = {
+    "read": "read_file",
+    "grep": "search_text",
+    "glob": "list_dir",
+    "ls": "list_dir",
+    "write": "write_file",
+    "edit": "edit_file",
+    "multiedit": "edit_file",
+    "bash": "run_command",
+}
+_INHERIT = ("", "inherit")
+
+EXPLORE_PROMPT = (
+    "You are a read-only explorer working for another agent. Find what the task asks for in "
+    "the workspace with the read-only tools you have (list folders, search text, read files); "
+    "you cannot change anything. Read only what you need. Answer with a short report: what you "
+    "found, where (paths and line numbers), and anything the task asked that you could not "
+    "find. Your answer is all the other agent sees of your work."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    name: str
+    description: str
+    prompt: str  # the body: the subagent's system prompt
+    tools: tuple[str, ...] | None  # None: every tool the session offers
+    model: str | None = None  # None: the session's model
+    profile: str | None = None  # None: the session's profile
+    source: str = "builtin"  # "builtin", "config" or "workspace"
+    path: Path | None = None
+
+
+EXPLORE = AgentDefinition(
+    name="explore",
+    description=(
+        "Read-only: searches and reads the workspace to answer a question, and reports back "
+        "what it found and where. Use it for a large read or search you only need the gist of."
+    ),
+    prompt=EXPLORE_PROMPT,
+    tools=("read_file", "list_dir", "search_text"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentScan:
+    agents: tuple[AgentDefinition, ...] = ()
+    problems: tuple[str, ...] = ()  # one line per file skipped, and why
+
+
+class AgentFileError(ValueError):
+    """An agent file that cannot be used; the message says why."""
+
+
+def config_agents_dir() -> Path:
+    return config_dir() / "agents"
+
+
+def workspace_agents_dir(workspace: Path) -> Path:
+    return workspace / ".tui-agent" / "agents"
+
+
+def parse_agent(text: str, source: str = "config", path: Path | None = None) -> AgentDefinition:
+    """The definition an agent file's text holds; AgentFileError says what is wrong."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise AgentFileError("it does not start with a front matter block (a '---' line)")
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+    if end is None:
+        raise AgentFileError("its front matter block has no closing '---' line")
+    fields = front_matter(lines[1:end])
+    raw_name = fields.get("name", "")
+    if not raw_name:
+        raise AgentFileError("its front matter has no 'name:'")
+    name = clean_text(raw_name).lower().replace(" ", "-")
+    if not _NAME.match(name):
+        shown = clean_text(raw_name)[:40]
+        raise AgentFileError(
+            f"its name {shown!r} is not 1-64 lowercase letters, digits, '-' or '_'"
+        )
+    description = clean_text(fields.get("description", ""))
+    if not description:
+        raise AgentFileError("its front matter has no 'description:'")
+    if len(description) > MAX_DESCRIPTION:
+        description = description[: MAX_DESCRIPTION - 1] + "…"
+    tools = _tools(fields["tools"]) if "tools" in fields else None
+    model = clean_text(fields.get("model", ""))
+    profile = clean_text(fields.get("profile", ""))
+    if model.lower() not in _INHERIT and profile:
+        raise AgentFileError("it names both a model and a profile; keep one")
+    body = "\n".join(lines[end + 1 :]).strip("\n")
+    if not body.strip():
+        raise AgentFileError("it has no system prompt (the text after the front matter)")
+    return AgentDefinition(
+        name=name,
+        description=description,
+        prompt=body,
+        tools=tools,
+        model=None if model.lower() in _INHERIT else model,
+        profile=profile or None,
+        source=source,
+        path=path,
+    )
+
+
+def _tools(value: str) -> tuple[str, ...]:
+    """A tools field as this app's tool names, in order, once each."""
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    names: list[str] = []
+    for part in re.split(r"[,\s]+", text):
+        part = part.strip().strip("\"'").lstrip("-").strip()
+        if not part:
+            continue
+        if not _TOOL.match(part):
+            raise AgentFileError(f"its tools name {clean_text(part)[:40]!r}, not a tool name")
+        part = CLAUDE_TOOL_NAMES.get(part.lower(), part)
+        if part not in names:
+            names.append(part)
+    return tuple(names)
+
+
+def front_matter(lines: list[str]) -> dict[str, str]:
+    """``key: value`` lines (YAML-ish): quotes stripped; indented lines and ``- item`` lines
+    after a key continue its value (a list's items joined by commas); ``|`` or ``>`` start a
+    block; anything else is ignored."""
+    fields: dict[str, str] = {}
+    key: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        if key is not None and (line[:1] in (" ", "\t") or stripped.startswith("- ")):
+            if stripped.startswith("- "):
+                item = stripped[2:].strip()
+                fields[key] = f"{fields[key]}, {item}" if fields[key] else item
+            elif stripped:
+                fields[key] = f"{fields[key]} {stripped}".strip()
+            continue
+        key = None
+        name, colon, value = line.partition(":")
+        name = name.strip().lower()
+        if not colon or not name or name.startswith(("#", "-")) or name in fields:
+            continue
+        value = value.strip()
+        if value in ("|", ">", "|-", ">-"):
+            value = ""
+        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        fields[name] = value
+        key = name
+    return fields
+
+
+def load_agents(folder: Path, source: str, shown: str) -> AgentScan:
+    """The agents of ``folder``'s ``*.md`` files, by file name; ``shown`` names the folder in
+    problems. Symlinks, other files and unreadable or invalid files are skipped."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return AgentScan()
+    agents: list[AgentDefinition] = []
+    problems: list[str] = []
+    for entry in entries:
+        if not entry.name.endswith(".md") or entry.name.startswith("."):
+            continue
+        if len(agents) >= MAX_AGENTS:
+            problems.append(f"{shown}: more than {MAX_AGENTS} agents; the rest are skipped")
+            break
+        where = f"{shown}/{clean_text(entry.name)[:60]}"
+        if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+            problems.append(f"{where} is skipped: not a regular file")
+            continue
+        path = Path(entry.path)
+        text = read_text(path, MAX_AGENT_BYTES)
+        if text is None:
+            problems.append(f"{where} is skipped: unreadable, or larger than 64 KB")
+            continue
+        try:
+            agent = parse_agent(text, source, path)
+        except AgentFileError as exc:
+            problems.append(f"{where} is skipped: {exc}")
+            continue
+        if any(a.name == agent.name for a in agents):
+            problems.append(f"{where} is skipped: another agent is named {agent.name!r}")
+            continue
+        agents.append(agent)
+    return AgentScan(tuple(agents), tuple(problems))
+
+
+def config_agents() -> AgentScan:
+    return load_agents(config_agents_dir(), "config", "agents")
+
+
+def workspace_agents(workspace: Path) -> tuple[AgentScan, Path | None]:
+    """The workspace's agents a config one of the same name does not hide; none, and the
+    folder, when it leads outside the workspace (a symlink)."""
+    folder = workspace_agents_dir(workspace)
+    if not inside_workspace(folder, workspace):
+        return AgentScan(), folder
+    names = {a.name for a in config_agents().agents}
+    scan = load_agents(folder, "workspace", ".tui-agent/agents")
+    kept = tuple(a for a in scan.agents if a.name not in names)
+    return AgentScan(kept, scan.problems), None
+
+
+def agents_digest(agents: tuple[AgentDefinition, ...]) -> str:
+    """What trust binds: every agent's every field."""
+    digest = hashlib.sha256()
+    for agent in sorted(agents, key=lambda a: a.name):
+        tools = "\0".join(agent.tools) if agent.tools is not None else "\1all"
+        parts = (agent.name, agent.description, agent.prompt, tools)
+        for part in (*parts, agent.model or "", agent.profile or ""):
+            digest.update(part.encode("utf-8", "backslashreplace") + b"\0")
+        digest.update(b"\1")
+    return digest.hexdigest()
+
+
+def _tools_line(agent: AgentDefinition) -> str:
+    return ", ".join(agent.tools) if agent.tools is not None else "every tool of the session"
+
+
+def _model_line(agent: AgentDefinition) -> str:
+    return f"model: {agent.model}" if agent.model else f"profile: {agent.profile}"
+
+
+def describe_agents(agents: tuple[AgentDefinition, ...]) -> list[str]:
+    """Each agent's name, description, tools and model, then every line of its prompt."""
+    lines: list[str] = []
+    count = len(agents)
+    for index, agent in enumerate(agents, 1):
+        lines.append(f"agent {index} of {count}: {agent.name} — {agent.description}")
+        lines.append(f"    tools: {_tools_line(agent)}")
+        if agent.model or agent.profile:
+            lines.append(f"    {_model_line(agent)}")
+        lines += [f"    {line}" for line in agent.prompt.splitlines()]
+    return lines
+
+
+@dataclass
+class AgentBook:
+    """The agents this session offers: the built-in explore, the config folder's and (once
+    trusted) the workspace's."""
+
+    agents: tuple[AgentDefinition, ...] = (EXPLORE,)
+    problems: tuple[str, ...] = field(default=())
+
+    def get(self, name: str) -> AgentDefinition | None:
+        wanted = name.strip().lower()
+        return next((a for a in self.agents if a.name == wanted), None)
+
+    def add(self, more: tuple[AgentDefinition, ...]) -> None:
+        names = {a.name for a in self.agents}
+        self.agents = (*self.agents, *(a for a in more if a.name not in names))
+
+
+def agent_book(own: AgentScan, workspace: tuple[AgentDefinition, ...] = ()) -> AgentBook:
+    """explore, then the config folder's agents (one named explore replaces the built-in),
+    then ``workspace``'s (already trusted) that no other hides."""
+    names = {a.name for a in own.agents}
+    builtin = tuple(a for a in (EXPLORE,) if a.name not in names)
+    book = AgentBook((*builtin, *own.agents), own.problems)
+    book.add(workspace)
+    return book
+
+
+def agents_report(
+    offered: tuple[AgentDefinition, ...],
+    waiting: tuple[AgentDefinition, ...],
+    problems: tuple[str, ...],
+    depth: int,
+) -> str:
+    """What /agents shows: each agent on offer with its source, tools and file, the
+    workspace's that wait to be trusted, the files skipped, and the depth setting."""
+    where = {"builtin": "built in", "config": "config folder", "workspace": "workspace"}
+    lines = [f"agents the task tool can start ({len(offered)}):"]
+    for agent in offered:
+        source = where.get(agent.source, agent.source)
+        lines.append(f"  {agent.name} ({source}): {agent.description}")
+        lines.append(f"      tools: {_tools_line(agent)}")
+        if agent.model or agent.profile:
+            lines.append(f"      {_model_line(agent)}")
+        if agent.path is not None:
+            lines.append(f"      {agent.path}")
+    if waiting:
+        names = ", ".join(a.name for a in waiting)
+        lines.append(f"not trusted, so not offered (/trust-workspace shows them): {names}")
+    lines += [f"skipped: {why}" for why in problems]
+    if depth < 1:
+        lines.append("subagent_depth is 0: the task tool is not offered")
+    lines.append(
+        "put a NAME.md with name, description and tools in the config folder's agents/ or the "
+        "workspace's .tui-agent/agents/"
+    )
+    return "\n".join(lines)
