@@ -26,8 +26,9 @@ from tui_agent.tools.process import DEFAULT_GRACE_S
 from ..fake_provider import ExpectToolResults, FakeProvider, Reply
 from ..fake_provider.checks import tool_results
 from ..run_helpers import KEY, Home, final
+from ..support.waiting import ends, poll
 from ..tools_helpers import call, live_members, validated
-from .processes import MAX_LOOP_LAG_S, running_with, watched
+from .processes import running_with
 
 REGISTRY = builtin_registry()
 
@@ -46,24 +47,40 @@ async def run(ctx: ToolContext, command: str, timeout_s: float | None = None) ->
     return await call(REGISTRY, ctx, "run_command", json.dumps(arguments))
 
 
+# 50 MB of output, then a flood that goes on until the test, from the event loop, lets it stop:
+# a read that held the loop for the whole flood would never let it (the command gives up after
+# 60 s and says so), so the flood's end proves the loop served while the output poured in.
+FLOOD_UNTIL_RELEASED = (
+    "yes | head -c 50000000; touch flooding; end=$(($(date +%s) + 60)); "
+    "while [ ! -e released ] && [ $(date +%s) -lt $end ]; do head -c 1000000 /dev/zero; done; "
+    "[ -e released ] && echo released > seen.txt"
+)
+
+
 async def test_output_of_100_mb_is_capped_in_bounded_memory_and_the_loop_keeps_serving(
     tmp_path: Path,
 ) -> None:
     ctx = ToolContext(workspace=tmp_path, command_output_cap=100_000)
+
+    async def release() -> None:
+        while not (tmp_path / "flooding").exists():
+            await asyncio.sleep(0.02)
+        (tmp_path / "released").touch()
+
+    releasing = asyncio.create_task(release())
     tracemalloc.start()
-    started = time.monotonic()
     try:
-        output, watch = await watched(run(ctx, "yes | head -c 100000000"))
+        output = await run(ctx, FLOOD_UNTIL_RELEASED)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert time.monotonic() - started < 20
+        releasing.cancel()
+    assert (tmp_path / "seen.txt").exists(), "the loop never served during the flood"
     assert output.text.startswith("y\ny\n")
     # The model is told it was capped, and by how much.
-    assert "[output truncated: kept the first 100,000 bytes, dropped 99,900,000]" in output.text
+    assert "[output truncated: kept the first 100,000 bytes, dropped " in output.text
     assert output.text.endswith("[exit code 0]")
-    assert peak < 10_000_000, f"peak Python memory {peak:,} bytes for 100 MB of output"
-    assert watch.worst < MAX_LOOP_LAG_S, f"the event loop stalled {watch.worst:.2f} s"
+    assert peak < 10_000_000, f"peak Python memory {peak:,} bytes for 50+ MB of output"
 
 
 async def test_binary_output_is_made_readable(ctx: ToolContext) -> None:
@@ -95,9 +112,10 @@ async def test_a_fork_loop_is_timed_out_and_every_process_of_it_killed(
 
     counting = asyncio.create_task(count())
     try:
-        output, watch = await watched(run(ctx, command, timeout_s=1.5))
+        output = await run(ctx, command, timeout_s=1.5)
     finally:
         counting.cancel()
+    # Counted on the event loop while the command ran (after it, none is left): it served.
     assert most >= 63, f"the fork loop only reached {most} processes"
     assert (
         "[timed out after 1.5 s; the command and its child processes were stopped]" in output.text
@@ -105,20 +123,23 @@ async def test_a_fork_loop_is_timed_out_and_every_process_of_it_killed(
     assert output.is_error
     assert live_members(int(output.text.split()[0])) == []
     assert running_with(marker) == []
-    assert watch.worst < MAX_LOOP_LAG_S, f"the event loop stalled {watch.worst:.2f} s"
+
+
+# Survives SIGTERM (each sleep dies of it, the shell says so and goes on): only SIGKILL ends it.
+SURVIVES_TERM = "trap 'echo got TERM' TERM; echo $$; while :; do sleep 0.05; done"
 
 
 async def test_a_command_that_ignores_sigterm_is_killed_after_the_grace(
     ctx: ToolContext, marker: str
 ) -> None:
     started = time.monotonic()
-    output, watch = await watched(run(ctx, "trap '' TERM; echo $$; sleep 30", timeout_s=0.5))
-    elapsed = time.monotonic() - started
-    assert 0.5 + DEFAULT_GRACE_S - 0.2 < elapsed < 0.5 + DEFAULT_GRACE_S + 2, elapsed
+    output = await ends(run(ctx, SURVIVES_TERM, timeout_s=0.5), "the call that ignores SIGTERM")
+    # Never early (a slow machine only makes it later): the grace was given whole.
+    assert time.monotonic() - started > 0.5 + DEFAULT_GRACE_S - 0.2
     assert output.is_error and "timed out after 0.5 s" in output.text
+    assert "got TERM" in output.text  # SIGTERM first, and what it printed then is kept
     assert live_members(int(output.text.split()[0])) == []
     assert running_with(marker) == []
-    assert watch.worst < MAX_LOOP_LAG_S
 
 
 FIFTY = "for i in $(seq 50); do sleep 30 & done"
@@ -138,9 +159,8 @@ async def test_50_children_left_in_the_background_are_stopped_when_the_command_e
     ctx: ToolContext,
     marker: str,
 ) -> None:
-    started = time.monotonic()
-    output = await run(ctx, f"echo $$; {FIFTY}; echo started")
-    assert time.monotonic() - started < 5
+    # Bounded below the children's 30 s: a call that waited for them would still be running.
+    output = await ends(run(ctx, f"echo $$; {FIFTY}; echo started"), "the call")
     assert "started\n[exit code 0]" in output.text
     assert "background were stopped" in output.text
     assert running_with(marker) == []
@@ -152,15 +172,10 @@ async def test_cancelling_a_command_with_50_children_kills_them_all(
     command = f"{FIFTY}; wait"
     checked = validated(REGISTRY, "run_command", json.dumps({"command": command}))
     task = asyncio.create_task(checked.spec.run(checked.args, ctx))
-    deadline = time.monotonic() + 10
-    while len(running_with(marker)) < 51:
-        assert time.monotonic() < deadline, "the children never started"
-        await asyncio.sleep(0.02)
-    started = time.monotonic()
+    await asyncio.to_thread(poll, lambda: len(running_with(marker)) >= 51, "the children")
     task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - started < DEFAULT_GRACE_S + 1
+    await ends(asyncio.wait({task}), "the cancelled call")  # the children sleep 30 s
+    assert task.cancelled()
     assert running_with(marker) == []
 
 
