@@ -25,6 +25,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .commands.acp_args import add_acp_command
     from .commands.checkpoints_args import add_checkpoints_command
     from .commands.doctor import add_doctor_command
     from .commands.mcp_args import add_mcp_command
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     add_doctor_command(commands)
     add_models_command(commands, _add_profile_flags)
     add_serve_command(commands, _add_profile_flags)
+    add_acp_command(commands, _add_profile_flags)
     optional_subcommand(parser, "COMMAND")
     optional_subcommand(sessions, "ACTION")
     optional_subcommand(checkpoints, "ACTION")
@@ -200,6 +202,13 @@ def main(argv: list[str] | None = None) -> int:
         redact_crashes()
 
         return run_command.main(args)
+    if args.command == "acp":
+        from .commands import acp_agent
+        from .logs import redact_crashes, setup_logging
+
+        setup_logging(args.debug)
+        redact_crashes()
+        return acp_agent.main(args)
     if args.command == "serve":
         from .commands import serve
 

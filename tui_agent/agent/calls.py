@@ -116,6 +116,9 @@ class CallRunner:
         self.checkpoints: CallCheckpoints | None = None  # set by the host: see call_checkpoints
         self.hooks: SessionHooks | None = None  # set by the host: the person's hooks (hooks/)
         self._hooking: set[asyncio.Task[list[HookOutcome]]] = set()
+        # Told each valid call as validated, before it is decided (`tui-agent acp` shows the
+        # arguments the call runs with); it must not block.
+        self.on_validated: Callable[[ValidatedCall], None] | None = None
 
     def set_sandbox(self, policy: SandboxPolicy) -> None:
         """The session's sandbox from now on; calls approved under another are refused."""
@@ -156,6 +159,8 @@ class CallRunner:
                 self._finish(results, index, call, item.error, "invalid", emit)
             else:
                 valid.append((index, item))
+                if self.on_validated is not None:
+                    self.on_validated(item)
         approve_rest = False
         for position, (index, vc) in enumerate(valid, 1):
             pre: list[HookOutcome] | None = None  # the PreToolUse hooks' outcomes, once run

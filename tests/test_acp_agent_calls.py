@@ -1,0 +1,126 @@
+"""`tui-agent acp` runs a tool call only from a complete, validated turn, and only once the
+client approved it (session/request_permission) or the approval mode or a rule did; what it
+shows of the call is what runs. The SDK's own client drives the subprocess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .acp_helpers import Recorder, acp_agent
+from .fake_provider import ExpectToolResults, FakeProvider, Reply
+from .run_helpers import KEY, Home, final, read_call, write_call
+
+pytestmark = pytest.mark.heavy
+
+NOTES = "the notes say: ship on friday\n"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    made = Home(tmp_path)
+    (made.workspace / "notes.txt").write_text(NOTES, encoding="utf-8")
+    return made
+
+
+def _statuses(updates: list[Any]) -> list[str]:
+    return [u.status for u in updates if getattr(u, "status", None)]
+
+
+async def test_an_approved_write_runs_and_its_result_is_streamed(home: Home) -> None:
+    client = Recorder(answers=["allow_once"])
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply(write_call("made.txt", "hello there\n"), stop="tool_calls"),
+            final(server.protocol, "Written.", ExpectToolResults({"call_W": "made.txt"})),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            response = await agent.prompt(session_id, "write the file")
+        server.assert_all_consumed()
+    assert response.stop_reason == "end_turn"
+    assert (home.workspace / "made.txt").read_text("utf-8") == "hello there\n"
+    (asked, options) = client.asked[0]
+    assert len(client.asked) == 1
+    assert asked.raw_input == {"path": "made.txt", "content": "hello there\n"}
+    assert asked.kind == "edit"
+    assert asked.title == "write_file: made.txt"
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+    updates = client.of_call("call_W")
+    assert updates[0].session_update == "tool_call"
+    assert (updates[0].title, updates[0].kind, updates[0].status) == ("write_file", "edit", "pending")
+    assert updates[0].raw_input is None  # nothing of the arguments while they stream
+    shown = [u for u in updates if u.raw_input is not None]
+    assert shown[0].raw_input == {"path": "made.txt", "content": "hello there\n"}
+    assert shown[0].locations[0].path == str(home.workspace / "made.txt")
+    assert _statuses(updates) == ["pending", "in_progress", "completed"]
+    last = updates[-1]
+    diff, text = last.content
+    assert (diff.type, diff.old_text, diff.new_text) == ("diff", None, "hello there\n")
+    assert "made.txt" in text.content.text
+    assert client.text() == "Written."
+    results = [json.loads(line) for line in home.sessions()[0].read_text("utf-8").splitlines()]
+    assert [r["status"] for r in results if r["type"] == "tool_result"] == ["done"]
+
+
+async def test_a_denied_call_does_not_run_and_the_model_is_told(home: Home) -> None:
+    client = Recorder(answers=["reject_once"])
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(
+            Reply(write_call("made.txt", "nope")),
+            final(server.protocol, "Fine.", ExpectToolResults({"call_W": "denied by user"})),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            response = await agent.prompt(session_id, "write the file")
+        server.assert_all_consumed()
+    assert response.stop_reason == "end_turn"
+    assert not (home.workspace / "made.txt").exists()
+    updates = client.of_call("call_W")
+    assert _statuses(updates) == ["pending", "failed"]
+    assert "denied by user" in updates[-1].content[-1].content.text
+    records = [json.loads(line) for line in home.sessions()[0].read_text("utf-8").splitlines()]
+    assert not [r for r in records if r["type"] == "tool_start"]
+
+
+async def test_what_the_approval_mode_allows_is_not_asked(home: Home) -> None:
+    home.write_config('[approval]\nmode = "auto-read"\n')
+    client = Recorder()  # any question would be answered "cancelled"
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply(read_call(), stop="tool_calls"),
+            final(server.protocol, "Friday.", ExpectToolResults({"call_R": "ship on friday"})),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            response = await agent.prompt(session_id, "read the notes")
+        server.assert_all_consumed()
+    assert response.stop_reason == "end_turn"
+    assert client.asked == []
+    updates = client.of_call("call_R")
+    assert _statuses(updates) == ["pending", "in_progress", "completed"]
+    assert updates[0].kind == "read"
+    assert [u.raw_input for u in updates if u.raw_input] == [{"path": "notes.txt"}]
+    assert "ship on friday" in updates[-1].content[-1].content.text
+
+
+async def test_always_allow_keeps_the_rule_for_the_session(home: Home) -> None:
+    client = Recorder(answers=["allow_always"])
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply(read_call("call_1"), stop="tool_calls"),
+            final(server.protocol, "One."),
+            Reply(read_call("call_2"), stop="tool_calls"),
+            final(server.protocol, "Two.", ExpectToolResults({"call_2": "ship on friday"})),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            first = await agent.prompt(session_id, "read it")
+            second = await agent.prompt(session_id, "read it again")
+        server.assert_all_consumed()
+    assert (first.stop_reason, second.stop_reason) == ("end_turn", "end_turn")
+    assert len(client.asked) == 1  # the second read ran under the kept rule
+    assert _statuses(client.of_call("call_2")) == ["pending", "in_progress", "completed"]

@@ -1,0 +1,354 @@
+"""`tui-agent acp`: tui-agent's own agent served over the Agent Client Protocol on stdio.
+
+An ACP client (an editor) starts this command and speaks JSON-RPC on its stdin and stdout,
+through the official SDK (module ``acp``). Each ``session/new`` opens a host as ``run`` does
+(``wiring/host.py``: config, profile, workspace = the session's ``cwd``, session file, tools,
+MCP servers of config.toml and a trusted ``.mcp.json``; the client's ``mcpServers`` are not
+used). ``session/prompt`` sends one user message through the agent loop and streams its events
+as session updates (``acp_updates.py``); calls the approval mode and rules leave open are asked
+through ``session/request_permission`` (``acp_approver.py``). The loop's rules hold as
+everywhere: a call runs only from a complete turn, validated and approved; a truncated turn
+runs nothing and saves no assistant turn. ``session/cancel`` stops the turn. Sessions are saved
+in the app's format, so ``tui-agent sessions`` lists them and ``session/load`` resumes them.
+
+The protocol owns stdin and stdout: fd 0 is /dev/null and fd 1 is stderr while it runs, so no
+tool, library or stray print can read or write the protocol's bytes. Notices go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+from acp.helpers import update_agent_message_text, update_user_message_text
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    StopReason,
+    TextContentBlock,
+)
+
+from ..agent.events import LoopEnded, Notice, TurnTruncated
+from ..config import ConfigError, load_config, resolve_profile
+from ..conversation import AssistantMessage, UserMessage
+from ..session import SessionError
+from ..text.sanitize import visible_line
+from ..transport import RetryWait
+from ..wiring.host import SessionHost, open_host
+from ..wiring.host_options import HostOptions
+from .acp_approver import AcpApprover
+from .acp_updates import CallViews, TurnUpdates
+from .exit_status import EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from acp.interfaces import Agent as AcpInterface
+
+PROMPT_BUSY = "a prompt is already running in this session; cancel it first"
+
+
+def main(args: argparse.Namespace) -> int:
+    try:  # what can be found wrong before a client connects: config.toml, the profile
+        resolve_profile(
+            load_config(),
+            profile=args.profile,
+            protocol=args.protocol,
+            model=args.model,
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+        )
+    except ConfigError as exc:
+        _say(" ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
+        return EXIT_USAGE
+    protocol_in, protocol_out = _claim_stdio()
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+        asyncio.run(_serve(args, protocol_in, protocol_out))
+    return EXIT_OK
+
+
+def _say(text: str) -> None:
+    with contextlib.suppress(OSError):
+        print(f"tui-agent acp: {visible_line(text)}", file=sys.stderr, flush=True)
+
+
+def _claim_stdio() -> tuple[BinaryIO, BinaryIO]:
+    """The protocol's own copies of stdin and stdout; fd 0 becomes /dev/null, fd 1 stderr."""
+    sys.stdout.flush()
+    protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
+    os.dup2(2, 1)
+    return protocol_in, protocol_out
+
+
+async def _streams(
+    protocol_in: BinaryIO, protocol_out: BinaryIO
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), protocol_in)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, protocol_out
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+async def _serve(args: argparse.Namespace, protocol_in: BinaryIO, protocol_out: BinaryIO) -> None:
+    task = asyncio.current_task()
+    if task is not None:  # as `run`: SIGTERM and SIGHUP end it cleanly, tools killed
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().add_signal_handler(signum, task.cancel)
+    reader, writer = await _streams(protocol_in, protocol_out)
+    agent = AcpAgent(args)
+    try:
+        # Not a subclass of acp.Agent: the SDK routes every method a class has, so the
+        # Protocol's empty defaults would answer what is not served (session/list...) with null.
+        await run_agent(cast("AcpInterface", agent), writer, reader)
+    finally:
+        await asyncio.shield(agent.close())
+
+
+@dataclass
+class AcpSession:
+    """One ACP session: a host as `run` opens it, its approver and how its calls are shown."""
+
+    host: SessionHost
+    approver: AcpApprover
+    views: CallViews
+    busy: bool = False
+    cancelling: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.host.writer.session_id
+
+    def cancel(self) -> None:
+        self.cancelling = True
+        self.host.agent.cancel()
+
+
+class AcpAgent:
+    """The ACP Agent face (``acp.interfaces.Agent``) over tui-agent's hosts."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.client: Any = None  # acp.interfaces.Client, given by on_connect
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        # What is served: text prompts (and resource links as their address), session/load;
+        # no images, audio or embedded resources, no MCP servers of the client's, no
+        # authentication (the profile's key comes from the environment, as for `run`).
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=False
+                ),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+            ),
+            agent_info=Implementation(name="tui-agent", title="tui-agent", version=_version()),
+            auth_methods=[],
+        )
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        session = await self._open(cwd, resume=None)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        if (open_already := self.sessions.pop(session_id, None)) is not None:
+            open_already.cancel()
+            await open_already.host.close()
+        session = await self._open(cwd, resume=session_id)
+        await self._replay(session)
+        return LoadSessionResponse()
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.busy:
+            raise RequestError.invalid_request({"message": PROMPT_BUSY})
+        text = _prompt_text(prompt)
+        session.busy, session.cancelling = True, False
+        try:
+            ended = await self._turn(session, text)
+        finally:
+            session.busy = False
+        return PromptResponse(stop_reason=_stop_reason(session, *ended))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.busy:
+            session.cancel()
+
+    async def close(self) -> None:
+        sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            session.cancel()
+            with contextlib.suppress(Exception):
+                await session.host.close()
+
+    # -- what they do --------------------------------------------------------------------
+
+    async def _open(self, cwd: str, resume: str | None) -> AcpSession:
+        if not os.path.isabs(cwd) or not Path(cwd).is_dir():
+            raise RequestError.invalid_params({"message": f"cwd is not an absolute folder: {cwd}"})
+        args = self.args
+        options = HostOptions(
+            profile=args.profile,
+            protocol=args.protocol,
+            model=args.model,
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+            workspace=cwd,
+            resume=resume,
+            trust_workspace=args.trust_workspace,
+        )
+        approver = AcpApprover()
+        try:
+            host = await open_host(options, approver, wait_for_tools=True, retry_on_overflow=True)
+        except (ConfigError, SessionError) as exc:
+            message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+            raise RequestError(-32602 if resume else -32603, message) from None
+        views = CallViews(host.workspace, host.agent.calls.registry.get, host.redactor)
+        host.agent.calls.on_validated = views.validated
+        approver.connect(self.client, host.writer.session_id, views)
+        session = AcpSession(host, approver, views)
+        self.sessions[session.id] = session
+        for notice in host.notices:
+            self._notice(session, notice)
+        pending = host.untrusted_content()
+        if not pending.empty:
+            _say(
+                f"not trusted, so not used: {', '.join(pending.names())}; open tui-agent in "
+                "this workspace to see and trust them, or start `tui-agent acp "
+                "--trust-workspace`"
+            )
+        return session
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"no open session {session_id!r}"})
+        return session
+
+    async def _turn(
+        self, session: AcpSession, text: str
+    ) -> tuple[LoopEnded | None, TurnTruncated | None]:
+        updates = TurnUpdates(session.views)
+        ended: LoopEnded | None = None
+        truncated: TurnTruncated | None = None
+        async with contextlib.aclosing(session.host.agent.send(text)) as events:
+            async for event in events:
+                for update in updates.of(event):
+                    await self.client.session_update(session_id=session.id, update=update)
+                if isinstance(event, Notice):
+                    self._notice(session, event)
+                elif isinstance(event, RetryWait):
+                    why, attempt = event.why, event.attempt
+                    _say(f"retrying in {event.seconds:.1f} s ({why}), attempt {attempt}")
+                elif isinstance(event, TurnTruncated):
+                    truncated = event
+                elif isinstance(event, LoopEnded):
+                    ended = event
+        for update in updates.flush():
+            await self.client.session_update(session_id=session.id, update=update)
+        return ended, truncated
+
+    def _notice(self, session: AcpSession, notice: Notice) -> None:
+        _say(f"{notice.level}: {session.host.redactor.redact(notice.text)}")
+
+    async def _replay(self, session: AcpSession) -> None:
+        """session/load: the conversation so far, as the client shows it (messages only)."""
+        for message in session.host.history:
+            if isinstance(message, UserMessage):
+                update: Any = update_user_message_text(session.host.redactor.redact(message.text))
+            elif isinstance(message, AssistantMessage) and message.text:
+                update = update_agent_message_text(session.host.redactor.redact(message.text))
+            else:
+                continue
+            await self.client.session_update(session_id=session.id, update=update)
+
+
+def _prompt_text(blocks: list[Any]) -> str:
+    """The message the person sent: its text blocks, and each resource link's address."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(block.uri)
+    text = "\n".join(part for part in parts if part)
+    if not text.strip():
+        raise RequestError.invalid_params({"message": "the prompt has no text"})
+    return text
+
+
+def _stop_reason(
+    session: AcpSession, ended: LoopEnded | None, truncated: TurnTruncated | None
+) -> StopReason:
+    """How the prompt ended, as ACP names it; a failure it has no name for is an error."""
+    if session.cancelling or ended is None:
+        return "cancelled"
+    if ended.outcome == "complete":
+        return "end_turn"
+    if ended.outcome == "max_steps":
+        return "max_turn_requests"
+    if ended.outcome == "cancelled":  # also a hook that kept the message from being sent
+        return "cancelled"
+    if ended.outcome == "truncated" and truncated is not None:
+        if truncated.turn.reason == "length":
+            return "max_tokens"
+        if truncated.turn.reason == "filtered":
+            return "refusal"
+    message = session.host.redactor.redact(ended.message or ended.outcome)
+    raise RequestError(-32603, message, {"outcome": ended.outcome})
+
+
+def _version() -> str:
+    try:
+        return version("tui-agent")
+    except PackageNotFoundError:
+        return "0"
