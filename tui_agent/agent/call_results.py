@@ -12,9 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..call_outcome import CallStatus, DecidedBy, DecisionKind
+from ..conversation import ImagePart
+from ..images.store import stored
 from ..session.records import DecisionRecord, ToolResultRecord
 from ..stream.turn import ToolCall
-from .events import AgentEvent, CallDecided, ToolFinished
+from .events import AgentEvent, CallDecided, Notice, ToolFinished
 from .recorder import SessionRecorder
 
 Emit = Callable[[AgentEvent], None]
@@ -34,6 +36,7 @@ class CallResult:
     output: str
     is_error: bool
     status: CallStatus
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass
@@ -97,13 +100,16 @@ def record_result(
     *,
     cap: int,
     fit: Callable[[str], str] | None = None,
+    images: tuple[ImagePart, ...] = (),
 ) -> CallResult:
-    """The call's one result: capped (then ``fit`` to the window), recorded, told to the UI, and
-    returned to be kept for the model (an error unless it is done)."""
+    """The call's one result: capped (then ``fit`` to the window), recorded (its images kept in
+    the store), told to the UI, and returned to be kept for the model (an error unless done)."""
     is_error = status != "done"
     output = cap_output(text, cap)
     if fit is not None:
         output = fit(output)
+    if (warning := recorder.keep_images(images)) is not None:
+        emit(Notice(warning, "warning"))
     recorder.append(
         ToolResultRecord(
             ts=time.time(),
@@ -112,8 +118,9 @@ def record_result(
             output=output,
             is_error=is_error,
             status=status,
+            images=[stored(image) for image in images],
         ),
         sync=True,
     )
-    emit(ToolFinished(call.id, call.name, status, output, is_error))
-    return CallResult(call, output, is_error, status)
+    emit(ToolFinished(call.id, call.name, status, output, is_error, images))
+    return CallResult(call, output, is_error, status, images)

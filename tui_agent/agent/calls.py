@@ -26,6 +26,7 @@ from ..approval.plan import refusal
 from ..approval.policy import ApprovalPolicy
 from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 from ..config import ConfigError, remember_rule
+from ..conversation import ImagePart
 from ..hooks import HookEvent, HookOutcome, SessionHooks, deciding
 from ..sandbox.binding import bound_digest
 from ..sandbox.policy import SandboxPolicy
@@ -457,7 +458,7 @@ class CallRunner:
         post = await self._hooked(HookEvent.POST_TOOL_USE, vc, {"tool_response": response}, emit)
         told = hook_context(post or [])
         text = note + output.text + (f"\n{told.rstrip()}" if told else "")
-        self._finish(results, index, vc.call, text, status, emit)
+        self._finish(results, index, vc.call, text, status, emit, output.images)
 
     async def _hooked(
         self, event: HookEvent, vc: ValidatedCall, fields: dict[str, object], emit: Emit
@@ -501,8 +502,16 @@ class CallRunner:
         text: str,
         status: CallStatus,
         emit: Emit,
+        images: tuple[ImagePart, ...] = (),
     ) -> None:
         """The call's one result: see ``record_result``."""
         results[index] = record_result(
-            self.recorder, call, text, status, emit, cap=self.output_cap, fit=self.fit_output
+            self.recorder,
+            call,
+            text,
+            status,
+            emit,
+            cap=self.output_cap,
+            fit=self.fit_output,
+            images=images,
         )

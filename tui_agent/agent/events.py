@@ -20,6 +20,7 @@ from ..context.events import (
     ContextUpdate,
     ResultsCut,
 )
+from ..conversation import ImagePart
 from ..stream.events import ReasoningDelta, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from ..stream.turn import TruncatedTurn, Turn
@@ -74,6 +75,7 @@ class ToolFinished:
     status: CallStatus
     output: str  # what the model receives (already capped)
     is_error: bool
+    images: tuple[ImagePart, ...] = ()  # sent with it (read_file of an image, MCP images)
 
 
 @dataclass(frozen=True, slots=True)

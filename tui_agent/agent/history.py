@@ -11,7 +11,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
+from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..images.records import attachment, result_images
 from ..session.records import AssistantRecord, ToolResultRecord, UserRecord, WithdrawRecord
 from ..stream.turn import ToolCall
 
@@ -53,7 +54,7 @@ def messages_from_records(records: Iterable[Any]) -> tuple[list[Message], list[T
     for record in records:
         if isinstance(record, UserRecord):
             close_open_calls()
-            attached = (Attachment(a.path, a.text, a.truncated) for a in record.attachments)
+            attached = (attachment(a) for a in record.attachments)
             messages.append(UserMessage(record.text, tuple(attached), tuple(record.notes)))
         elif isinstance(record, WithdrawRecord):
             if messages and isinstance(messages[-1], UserMessage):
@@ -76,8 +77,10 @@ def messages_from_records(records: Iterable[Any]) -> tuple[list[Message], list[T
         elif isinstance(record, ToolResultRecord):
             known = any(call.id == record.call_id for call in open_calls)
             if known and record.call_id not in results:
+                images, gone = result_images(record.images)
+                output = "\n".join([record.output, *gone])
                 results[record.call_id] = ToolResultMessage(
-                    record.call_id, record.name, record.output, record.is_error
+                    record.call_id, record.name, output, record.is_error, images
                 )
     close_open_calls()
     return messages, repairs

@@ -26,6 +26,7 @@ from ..approval import plan
 from ..context.events import Compacted, CompactionStarted, ResultsCut
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..hooks import HookEvent, HookOutcome, blocking
+from ..images.records import attached_file
 from ..providers import (
     RequestSettings,
     ToolSchema,
@@ -33,7 +34,7 @@ from ..providers import (
     request_builder,
     tokens_used,
 )
-from ..session.records import AttachedFile, RawEvent, UserRecord, WithdrawRecord
+from ..session.records import RawEvent, UserRecord, WithdrawRecord
 from ..stream.events import TextDelta
 from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import PendingCall, TruncatedTurn, Turn, TurnResult
@@ -123,10 +124,11 @@ class Agent:
         if context := hook_context(outcomes).strip():
             notes = (*notes, context)
         self.notes_for_model.clear()
-        self.messages.append(UserMessage(text, attachments, notes))
-        attached = [
-            AttachedFile(path=a.path, text=a.text, truncated=a.truncated) for a in attachments
-        ]
+        sent = UserMessage(text, attachments, notes)
+        self.messages.append(sent)
+        if (warning := self.recorder.keep_images(sent.images)) is not None:
+            yield Notice(warning, "warning")
+        attached = [attached_file(a) for a in attachments]
         record = UserRecord(ts=time.time(), text=text, attachments=attached, notes=list(notes))
         self.recorder.append(record, sync=True)
         async with contextlib.aclosing(self._told(self._loop())) as events:
@@ -369,6 +371,7 @@ class Agent:
                     call_result.call.name,
                     call_result.output,
                     call_result.is_error,
+                    call_result.images,
                 )
             )
 

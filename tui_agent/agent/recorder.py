@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ..conversation import ImagePart
+from ..images.records import keep_images
 from ..session.records import Record
 
 
@@ -24,6 +26,13 @@ class SessionRecorder:
     def append(self, record: Record, *, sync: bool | None = None) -> None:
         if self.writer is not None:
             self.writer.append(record, sync=sync)
+
+    def keep_images(self, images: tuple[ImagePart, ...]) -> str | None:
+        """Save a record's images in the data folder's store, when the session is written; a
+        warning when the disk refused one."""
+        if not images or self.writer is None:
+            return None
+        return keep_images(images)
 
     @property
     def warning(self) -> str | None:

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ..conversation import AssistantMessage, ImagePart, Message, ToolResultMessage, UserMessage
 from ..providers import ToolSchema
 
 MESSAGE_OVERHEAD = 4  # role markers and separators a chat template adds per message
@@ -81,11 +81,19 @@ def piece_costs(text: str) -> tuple[list[int], list[int]]:
     return ends, totals
 
 
+def image_tokens(images: Iterable[ImagePart]) -> int:
+    """About what the providers count for an image: one token for each 750 pixels (Anthropic's
+    rule; the others count tiles, within the same range for images of at most 1568 pixels)."""
+    return sum(max(85, image.width * image.height // 750) for image in images)
+
+
 def estimate_message(message: Message) -> int:
     if isinstance(message, UserMessage):
-        return MESSAGE_OVERHEAD + sum(estimate_tokens(block) for block in message.blocks())
+        text = sum(estimate_tokens(block) for block in message.blocks())
+        return MESSAGE_OVERHEAD + text + image_tokens(message.images)
     if isinstance(message, ToolResultMessage):
-        return MESSAGE_OVERHEAD + estimate_tokens(message.output) + estimate_tokens(message.call_id)
+        text = estimate_tokens(message.output) + estimate_tokens(message.call_id)
+        return MESSAGE_OVERHEAD + text + image_tokens(message.images)
     assert isinstance(message, AssistantMessage)
     calls = sum(
         MESSAGE_OVERHEAD + estimate_tokens(c.name) + estimate_tokens(c.arguments)

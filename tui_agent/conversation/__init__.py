@@ -1,5 +1,21 @@
 """The provider-neutral conversation that request builders turn into each protocol's shape."""
 
-from .messages import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
+from .messages import (
+    AssistantMessage,
+    Attachment,
+    ImagePart,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+    shown_size,
+)
 
-__all__ = ["AssistantMessage", "Attachment", "Message", "ToolResultMessage", "UserMessage"]
+__all__ = [
+    "AssistantMessage",
+    "Attachment",
+    "ImagePart",
+    "Message",
+    "ToolResultMessage",
+    "UserMessage",
+    "shown_size",
+]

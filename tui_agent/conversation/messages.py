@@ -7,21 +7,69 @@ byte-exact. A message from another protocol falls back to its text and calls.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 
 from ..stream.turn import ToolCall
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image as the model receives it, already checked and scaled down (images/prepare.py).
+
+    ``digest`` (the SHA-256 of ``data``, hex) names its file in the data folder's image store:
+    a session file refers to it, never holds it.
+    """
+
+    media_type: str  # image/png, image/jpeg, image/gif or image/webp
+    data: bytes = field(repr=False)
+    digest: str
+    width: int
+    height: int
+    scaled: bool = False  # made smaller than the original to fit what providers take
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.base64()}"
+
+    def describe(self) -> str:
+        """``PNG 640x480, 12 KB`` (the size sent)."""
+        kind = self.media_type.removeprefix("image/").upper()
+        return f"{kind} {self.width}x{self.height}, {shown_size(len(self.data))}"
+
+
+def shown_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _quoted(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+@dataclass(frozen=True, slots=True)
 class Attachment:
-    """A file's text the person attached to a message (@path): sent as a text block of it."""
+    """A file the person attached to a message (@path): its text, sent as a text block of it,
+    or an image, sent as the protocol's image part after a text block naming it."""
 
     path: str  # relative to the workspace, '/'-separated
     text: str
     truncated: bool = False  # only the start of the file
+    image: ImagePart | None = None
 
     def block(self) -> str:
-        path = self.path.replace("\\", "\\\\").replace('"', '\\"')
+        path = _quoted(self.path)
+        if self.image is not None:
+            image = self.image
+            return (
+                f'<attached_image path="{path}" media_type="{image.media_type}" '
+                f'width="{image.width}" height="{image.height}"/>'
+            )
         cut = ' truncated="true"' if self.truncated else ""
         return f'<attached_file path="{path}"{cut}>\n{self.text}\n</attached_file>'
 
@@ -37,6 +85,19 @@ class UserMessage:
     def blocks(self) -> list[str]:
         """The text blocks the model receives: the notes, the message, each attached file."""
         return [*self.notes, self.text, *(attachment.block() for attachment in self.attachments)]
+
+    def parts(self) -> list[str | ImagePart]:
+        """What the model receives in order: the text blocks, each image after its own block."""
+        out: list[str | ImagePart] = [*self.notes, self.text]
+        for attachment in self.attachments:
+            out.append(attachment.block())
+            if attachment.image is not None:
+                out.append(attachment.image)
+        return out
+
+    @property
+    def images(self) -> tuple[ImagePart, ...]:
+        return tuple(a.image for a in self.attachments if a.image is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +116,9 @@ class ToolResultMessage:
     name: str
     output: str
     is_error: bool = False
+    # Images the tool returned (read_file of an image, an MCP tool's image content): sent in
+    # the protocol's tool result where it takes images, else in a user message right after.
+    images: tuple[ImagePart, ...] = ()
 
 
 Message = UserMessage | AssistantMessage | ToolResultMessage

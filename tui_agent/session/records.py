@@ -53,14 +53,30 @@ class HeaderRecord(_Record):
     api_key_env: str | None = None
 
 
+class StoredImage(BaseModel):
+    """An image sent to the model, kept in the data folder's image store under its SHA-256
+    (images/store.py): the session file names it, never holds its bytes."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    digest: str  # hex SHA-256 of the bytes sent
+    media_type: str
+    width: int
+    height: int
+    size: int  # bytes sent
+    scaled: bool = False
+
+
 class AttachedFile(BaseModel):
-    """A file's text attached to a user message (@path), as the model received it."""
+    """A file attached to a user message (@path), as the model received it: its text, or an
+    image (then ``text`` is empty)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     path: str  # relative to the workspace, '/'-separated
     text: str
     truncated: bool = False
+    image: StoredImage | None = None
 
 
 class UserRecord(_Record):
@@ -130,6 +146,7 @@ class ToolResultRecord(_Record):
     output: str
     is_error: bool = False
     status: CallStatus = "done"
+    images: list[StoredImage] = Field(default_factory=list)  # returned by the tool
 
 
 class ToolStartRecord(_Record):

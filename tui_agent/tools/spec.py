@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..conversation import ImagePart
 from ..sandbox.detect import Capabilities
 from ..sandbox.policy import SandboxPolicy, ToolSandbox
 from .schema import provider_schema
@@ -34,10 +35,12 @@ class ToolFailure(Exception):
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a call returns to the model. ``is_error`` marks a failed call."""
+    """What a call returns to the model. ``is_error`` marks a failed call; ``images`` (read_file
+    of an image, an MCP tool's image content) go to the model with the text."""
 
     text: str
     is_error: bool = False
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ...conversation import AssistantMessage, ImagePart, Message, ToolResultMessage, UserMessage
 from ...stream.jsonparse import loads_exact
 from ..effort import anthropic_budget
 from ..request import (
@@ -82,6 +82,23 @@ def _apply_delta(block: dict[str, Any], json_parts: list[str], payload: dict[str
         block.setdefault("citations", []).append(delta["citation"])
 
 
+def image_block(image: ImagePart) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": image.media_type, "data": image.base64()}
+    return {"type": "image", "source": source}
+
+
+def _part(part: str | ImagePart) -> dict[str, Any]:
+    return image_block(part) if isinstance(part, ImagePart) else {"type": "text", "text": part}
+
+
+def _result_content(message: ToolResultMessage) -> str | list[dict[str, Any]]:
+    """The result's text, or its text block and image blocks (a text block is never empty)."""
+    if not message.images:
+        return message.output
+    text = [{"type": "text", "text": message.output}] if message.output else []
+    return text + [image_block(image) for image in message.images]
+
+
 def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
 
@@ -93,7 +110,7 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, UserMessage):
-            user_content().extend({"type": "text", "text": block} for block in message.blocks())
+            user_content().extend(_part(part) for part in message.parts())
         elif isinstance(message, ToolResultMessage):
             content = user_content()
             # tool_result blocks must come first in their user message.
@@ -105,7 +122,7 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 {
                     "type": "tool_result",
                     "tool_use_id": message.call_id,
-                    "content": message.output,
+                    "content": _result_content(message),
                     "is_error": message.is_error,
                 },
             )

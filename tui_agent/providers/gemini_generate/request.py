@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ...conversation import AssistantMessage, ImagePart, Message, ToolResultMessage, UserMessage
 from ..effort import BUDGETS
 from ..request import (
     ProviderRequest,
@@ -65,6 +65,14 @@ def _function_call(call: Any) -> dict[str, Any]:
     return out
 
 
+def inline_data(image: ImagePart) -> dict[str, Any]:
+    return {"inlineData": {"mimeType": image.media_type, "data": image.base64()}}
+
+
+def _part(part: str | ImagePart) -> dict[str, Any]:
+    return inline_data(part) if isinstance(part, ImagePart) else {"text": part}
+
+
 def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
     contents: list[dict[str, Any]] = []
     synthetic: set[str] = set()
@@ -77,7 +85,7 @@ def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     for message in messages:
         if isinstance(message, UserMessage):
-            user_parts().extend({"text": block} for block in message.blocks())
+            user_parts().extend(_part(part) for part in message.parts())
         elif isinstance(message, AssistantMessage):
             synthetic |= {c.id for c in message.tool_calls if c.synthetic_id}
             parts = model_parts(message)
@@ -88,7 +96,13 @@ def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
             response: dict[str, Any] = {"name": message.name, "response": {key: message.output}}
             if message.call_id not in synthetic:
                 response["id"] = message.call_id
-            user_parts().append({"functionResponse": response})
+            parts = user_parts()
+            # The turn's functionResponse parts first; a tool's images (inline data) after them.
+            first_other = next(
+                (i for i, part in enumerate(parts) if "functionResponse" not in part), len(parts)
+            )
+            parts.insert(first_other, {"functionResponse": response})
+            parts.extend(inline_data(image) for image in message.images)
     return contents
 
 

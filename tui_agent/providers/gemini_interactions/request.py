@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ...conversation import AssistantMessage, ImagePart, Message, ToolResultMessage, UserMessage
 from ..request import (
     ProviderRequest,
     RequestSettings,
@@ -78,9 +78,24 @@ def _apply_delta(step: dict[str, Any], delta: dict[str, Any]) -> None:
         step.setdefault("summary", []).append(delta.get("content", delta.get("text")))
 
 
+def image_content(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image", "data": image.base64(), "mime_type": image.media_type}
+
+
+def _content(part: str | ImagePart) -> dict[str, Any]:
+    return image_content(part) if isinstance(part, ImagePart) else {"type": "text", "text": part}
+
+
+def _result(message: ToolResultMessage) -> str | list[dict[str, Any]]:
+    """The result's text, or its content: the text, then the tool's images."""
+    if not message.images:
+        return message.output
+    return [_content(message.output), *(image_content(image) for image in message.images)]
+
+
 def _steps(message: Message) -> list[dict[str, Any]]:
     if isinstance(message, UserMessage):
-        content = [{"type": "text", "text": block} for block in message.blocks()]
+        content = [_content(part) for part in message.parts()]
         return [{"type": "user_input", "content": content}]
     if isinstance(message, AssistantMessage):
         return model_steps(message)
@@ -90,7 +105,7 @@ def _steps(message: Message) -> list[dict[str, Any]]:
             "type": "function_result",
             "call_id": message.call_id,
             "name": message.name,
-            "result": message.output,
+            "result": _result(message),
             "is_error": message.is_error,
         }
     ]

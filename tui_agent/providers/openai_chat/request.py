@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
+from ...conversation import AssistantMessage, ImagePart, Message, ToolResultMessage, UserMessage
 from ..request import ProviderRequest, RequestSettings, ToolSchema, wire_arguments
 
 # OpenAI's own API takes the output budget as max_completion_tokens (max_tokens is deprecated
@@ -36,24 +36,61 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
     return out
 
 
-def build_request(
-    messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
-) -> ProviderRequest:
+def image_url(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": image.data_url()}}
+
+
+def _part(part: str | ImagePart) -> dict[str, Any]:
+    return image_url(part) if isinstance(part, ImagePart) else {"type": "text", "text": part}
+
+
+def _user(message: UserMessage) -> dict[str, Any]:
+    if message.attachments or message.notes:
+        return {"role": "user", "content": [_part(part) for part in message.parts()]}
+    return {"role": "user", "content": message.text}
+
+
+def _tool_images(results: list[ToolResultMessage]) -> dict[str, Any]:
+    """A tool message carries only text: the images of a turn's results follow its results, in
+    one user message that says whose they are."""
+    content: list[dict[str, Any]] = []
+    for result in results:
+        count = f"{len(result.images)} image" + ("s" if len(result.images) > 1 else "")
+        said = f"[{count} returned by {result.name} (call {result.call_id}), sent here because "
+        content.append({"type": "text", "text": said + "a tool result carries only text]"})
+        content.extend(image_url(image) for image in result.images)
+    return {"role": "user", "content": content}
+
+
+def _wire(messages: Sequence[Message]) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
-    if settings.system:
-        wire.append({"role": "system", "content": settings.system})
+    with_images: list[ToolResultMessage] = []
     for message in messages:
+        if not isinstance(message, ToolResultMessage) and with_images:
+            wire.append(_tool_images(with_images))
+            with_images = []
         if isinstance(message, UserMessage):
-            content: str | list[dict[str, str]] = message.text
-            if message.attachments or message.notes:
-                content = [{"type": "text", "text": block} for block in message.blocks()]
-            wire.append({"role": "user", "content": content})
+            wire.append(_user(message))
         elif isinstance(message, AssistantMessage):
             wire.append(_assistant(message))
         elif isinstance(message, ToolResultMessage):
             wire.append(
                 {"role": "tool", "tool_call_id": message.call_id, "content": message.output}
             )
+            if message.images:
+                with_images.append(message)
+    if with_images:
+        wire.append(_tool_images(with_images))
+    return wire
+
+
+def build_request(
+    messages: Sequence[Message], tools: Sequence[ToolSchema], settings: RequestSettings
+) -> ProviderRequest:
+    wire: list[dict[str, Any]] = []
+    if settings.system:
+        wire.append({"role": "system", "content": settings.system})
+    wire.extend(_wire(messages))
     body: dict[str, Any] = {
         "model": settings.model,
         "messages": wire,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...conversation import AssistantMessage, Message, UserMessage
+from ...conversation import AssistantMessage, ImagePart, Message, ToolResultMessage, UserMessage
 from ..request import (
     ProviderRequest,
     RequestSettings,
@@ -75,15 +75,33 @@ def _items_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
     return final or [done[k] for k in sorted(done)]
 
 
+def input_image(image: ImagePart) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": image.data_url(), "detail": "auto"}
+
+
+def _content(part: str | ImagePart) -> dict[str, Any]:
+    return (
+        input_image(part) if isinstance(part, ImagePart) else {"type": "input_text", "text": part}
+    )
+
+
+def _output(message: ToolResultMessage) -> str | list[dict[str, Any]]:
+    """The result's text, or its text and the tool's images as input content."""
+    if not message.images:
+        return message.output
+    return [_content(message.output), *(input_image(image) for image in message.images)]
+
+
 def _input_item(message: Message) -> list[dict[str, Any]]:
     if isinstance(message, UserMessage):
         if message.attachments or message.notes:
-            blocks = [{"type": "input_text", "text": block} for block in message.blocks()]
-            return [{"role": "user", "content": blocks}]
+            return [{"role": "user", "content": [_content(part) for part in message.parts()]}]
         return [{"role": "user", "content": message.text}]
     if isinstance(message, AssistantMessage):
         return output_items(message)
-    return [{"type": "function_call_output", "call_id": message.call_id, "output": message.output}]
+    return [
+        {"type": "function_call_output", "call_id": message.call_id, "output": _output(message)}
+    ]
 
 
 def build_request(
