@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from ..conversation import ImagePart
 from ..sandbox.detect import Capabilities
 from ..sandbox.policy import SandboxPolicy, ToolSandbox
+from .jobs import JobTable
 from .schema import provider_schema
 
 # The strictest rule among providers (OpenAI): letters, digits, underscore and hyphen, 1-64 long.
@@ -54,6 +55,7 @@ class ToolContext:
     ``secret_values`` (the provider key): no variable holding one reaches a tool's process.
     ``sandbox``: how the programs tools run are confined (the call's own, once approved);
     ``capabilities``: what the OS offers (None: found out on first use).
+    ``jobs``: the session's background commands (None: ``background`` is refused).
     """
 
     workspace: Path
@@ -64,6 +66,7 @@ class ToolContext:
     command_output_cap: int = 1_000_000
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     capabilities: Capabilities | None = None
+    jobs: JobTable | None = field(default=None, repr=False, compare=False)
 
 
 # A coroutine (not any awaitable) so that callers can hand it to asyncio.create_task.

@@ -221,6 +221,8 @@ class SessionHost:
         self.closed = True
         if self.window_task is not None:
             self.window_task.cancel()
+        if (jobs := self.agent.calls.context.jobs) is not None:
+            await jobs.stop_all()  # background commands end with their session
         if self.mcp is not None:
             with contextlib.suppress(Exception):
                 await self.mcp.stop()

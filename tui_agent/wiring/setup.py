@@ -26,6 +26,7 @@ from ..hooks.workspace_file import WorkspaceHooks
 from ..prompting.skill_tool import load_skill_tool
 from ..prompting.skills import Skill, SkillBook, skills_prompt
 from ..providers import RequestSettings, ToolSchema
+from ..tools.jobs import JobTable
 from ..tools.registry import ToolRegistry, builtin_registry
 from ..tools.spec import ToolContext
 from ..tools.user_defined import user_tool_specs
@@ -153,6 +154,7 @@ def build_agent(
         unprotected=unprotected,
         secret_values=secrets,
         sandbox=session_policy(config, profile.name),
+        jobs=JobTable(),
     )
     recorder = SessionRecorder(writer)
     calls = CallRunner(

@@ -1,9 +1,11 @@
-"""The tools every session has: reading, listing, searching and editing files, and a shell."""
+"""The tools every session has: reading, listing, searching and editing files, and a shell
+(with its background jobs)."""
 
 from __future__ import annotations
 
 from ..spec import ToolSpec
 from .edit_file import EDIT_FILE
+from .job_tools import JOB_OUTPUT, STOP_JOB
 from .list_dir import LIST_DIR
 from .read_file import READ_FILE
 from .run_command import RUN_COMMAND
@@ -17,6 +19,8 @@ BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
     WRITE_FILE,
     EDIT_FILE,
     RUN_COMMAND,
+    JOB_OUTPUT,
+    STOP_JOB,
 )
 
 __all__ = ["BUILTIN_TOOLS"]

@@ -10,6 +10,7 @@ from ..environment import scrubbed_environment
 from ..process import ProcessStartError
 from ..sandboxed import run_sandboxed
 from ..spec import Risk, ToolContext, ToolOutput, ToolSpec
+from .job_tools import start_job
 
 SHELL = "/bin/sh"
 
@@ -25,6 +26,14 @@ class RunCommandArgs(BaseModel):
         None,
         gt=0,
         description="Seconds before the command is stopped (default and ceiling set by the user).",
+    )
+    background: bool = Field(
+        False,
+        description=(
+            "Start the command as a background job and return at once with its id (for a dev "
+            "server or a watcher); read its output with job_output, stop it with stop_job. "
+            "No timeout applies; it ends with the session."
+        ),
     )
 
     @field_validator("command")
@@ -44,6 +53,8 @@ def effective_timeout(args: RunCommandArgs, ctx: ToolContext) -> float:
 
 async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolOutput:
     """Output (stdout and stderr merged, capped) and how the command ended."""
+    if args.background:
+        return await start_job(args.command, ctx)
     timeout_s = effective_timeout(args, ctx)
     notes: tuple[str, ...] = ()
     if args.timeout_s is not None and args.timeout_s > timeout_s:
@@ -66,7 +77,8 @@ RUN_COMMAND = ToolSpec(
     description=(
         "Run a shell command with /bin/sh -c in the workspace directory and return its output "
         "(stdout and stderr merged) and exit code. Stdin is empty. The command and everything "
-        "it starts are stopped at the timeout; long output is truncated."
+        "it starts are stopped at the timeout; long output is truncated. With background: true "
+        "it starts a job and returns its id at once."
     ),
     args_model=RunCommandArgs,
     risk=Risk.EXECUTE,
