@@ -24,6 +24,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 
 from . import action_runners as run
+from . import jobs_view
 from .approval_mode import MODES
 from .shell import Action, Entry, Key, Shell
 from .slash_commands import SlashCommand, Suggestion, templates_of
@@ -396,6 +397,17 @@ ACTIONS: tuple[Action, ...] = (
         palette=(
             Entry("Skills", "The skills the model may load, and where each comes from (/skills)"),
         ),
+        needs_session=True,
+    ),
+    Action(
+        "jobs",
+        "the background commands: state, command and output; /jobs stop N stops one",
+        jobs_view.jobs,
+        Key("f9", "Jobs", show=False),
+        palette=(Entry("Background jobs", "The background commands and their output (/jobs)"),),
+        entries=jobs_view.job_entries,
+        usage="[stop N]",
+        complete=jobs_view.job_choices,
         needs_session=True,
     ),
     Action(

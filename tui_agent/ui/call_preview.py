@@ -149,6 +149,12 @@ def _command_preview(command: str, arguments: Mapping[str, Any]) -> CallPreview:
     if command != command.strip():
         notes.append("the command starts or ends with whitespace (kept exactly)")
     heading = Text("command line, run by /bin/sh -c exactly as shown")
+    if arguments.get("background") is True:
+        heading = Text("command line, run IN THE BACKGROUND by /bin/sh -c exactly as shown")
+        notes.append(
+            "it keeps running after this call, with no timeout, until it exits, is stopped "
+            "(/jobs, or the model's stop_job) or the session ends"
+        )
     return CallPreview("command", heading, body, tuple(notes))
 
 
