@@ -46,6 +46,7 @@ class Recorder:
     asked: list[tuple[ToolCallUpdate, list[PermissionOption]]] = field(default_factory=list)
     asking: asyncio.Event = field(default_factory=asyncio.Event)
     hold: asyncio.Event | None = None  # set: the answer waits for it
+    _updated: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **_: Any
@@ -63,6 +64,20 @@ class Recorder:
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update)
+        self._updated.set()
+
+    async def seen(self, kind: str, timeout: float = START_TIMEOUT_S) -> Any:
+        """The first update of ``kind`` (``tool_call``...), once it came."""
+
+        async def first() -> Any:
+            while True:
+                found = [u for u in self.updates if u.session_update == kind]
+                if found:
+                    return found[0]
+                self._updated.clear()
+                await self._updated.wait()
+
+        return await asyncio.wait_for(first(), timeout)
 
     def kinds(self) -> list[str]:
         return [u.session_update for u in self.updates]

@@ -51,7 +51,8 @@ async def test_an_approved_write_runs_and_its_result_is_streamed(home: Home) -> 
     assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
     updates = client.of_call("call_W")
     assert updates[0].session_update == "tool_call"
-    assert (updates[0].title, updates[0].kind, updates[0].status) == ("write_file", "edit", "pending")
+    start = updates[0]
+    assert (start.title, start.kind, start.status) == ("write_file", "edit", "pending")
     assert updates[0].raw_input is None  # nothing of the arguments while they stream
     shown = [u for u in updates if u.raw_input is not None]
     assert shown[0].raw_input == {"path": "made.txt", "content": "hello there\n"}

@@ -75,7 +75,6 @@ _RISK_KINDS: dict[str, ToolKind] = {
 _TITLE_ARGUMENTS = ("command", "path", "pattern", "name")
 MAX_TITLE = 120
 MAX_DIFF_BYTES = 256 * 1024  # a bigger file's edit is shown as its output only
-NOT_RUN = "not run: the model's answer was cut before it was complete"
 
 
 @dataclass(frozen=True)
@@ -230,7 +229,8 @@ class TurnUpdates:
         elif isinstance(event, TurnCompleted):
             updates += self._completed(event)
         elif isinstance(event, TurnTruncated):
-            updates += [self._failed(call_id, NOT_RUN) for call_id in sorted(self._open)]
+            why = f"not run: {event.message}"
+            updates += [self._failed(call_id, why) for call_id in sorted(self._open)]
         elif isinstance(event, CallDecided):
             updates += [told] if (told := self.views.told(event.call_id)) is not None else []
         elif isinstance(event, ToolStarted):

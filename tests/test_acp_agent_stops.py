@@ -1,0 +1,131 @@
+"""`tui-agent acp` when a turn does not end well: session/cancel mid-stream or while a call
+waits for its permission, a provider stream cut inside a call's arguments, an answer cut at
+the token limit. Nothing of such a turn runs, no assistant turn is saved, and the prompt ends
+with the stop reason or an error that says so. The SDK's own client drives the subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from acp import RequestError
+
+from . import wire
+from .acp_helpers import Agent, Recorder, acp_agent
+from .fake_provider import FakeProvider, Reply, Reset, StallBeforeTerminal
+from .run_helpers import KEY, Home, final, write_call
+
+pytestmark = pytest.mark.heavy
+
+TARGET = "made.txt"
+CONTENT = "A" * 400  # long enough that a cut lands inside the arguments
+WAIT_S = 20.0
+
+
+def _records(home: Home) -> list[dict[str, Any]]:
+    (path,) = home.sessions()
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+
+
+def _types(home: Home) -> list[str]:
+    return [r["type"] for r in _records(home)]
+
+
+def _statuses(updates: list[Any]) -> list[str]:
+    return [u.status for u in updates if getattr(u, "status", None)]
+
+
+async def _prompt_task(agent: Agent, session_id: str, text: str) -> asyncio.Task[Any]:
+    return asyncio.ensure_future(agent.prompt(session_id, text))
+
+
+async def test_cancel_mid_stream_runs_nothing(home: Home) -> None:
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(
+            Reply(write_call(TARGET, CONTENT), faults=StallBeforeTerminal()),
+            final(server.protocol, "Still here."),
+        )
+        async with acp_agent(home, server) as agent:
+            session_id = await agent.new_session(home.workspace)
+            prompt = await _prompt_task(agent, session_id, "write the file")
+            assert await server.wait_stalled_async(WAIT_S)
+            await agent.client.seen("tool_call")  # the call was announced: its name only
+            await agent.conn.cancel(session_id=session_id)
+            response = await asyncio.wait_for(prompt, WAIT_S)
+            server.release()
+            assert response.stop_reason == "cancelled"
+            assert not (home.workspace / TARGET).exists()
+            updates = agent.client.of_call("call_W")
+            assert _statuses(updates) == ["pending", "failed"]
+            assert "not run" in updates[-1].content[0].content.text
+            assert agent.client.asked == []
+            again = await agent.prompt(session_id, "are you there?")  # the session goes on
+        server.assert_all_consumed()
+    assert again.stop_reason == "end_turn"
+    assert not (home.workspace / TARGET).exists()
+    assert _types(home) == ["header", "user", "truncated", "user", "assistant"]
+
+
+async def test_cancel_while_the_client_is_asked_runs_nothing(home: Home) -> None:
+    client = Recorder(answers=["cancelled"], hold=asyncio.Event())
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply(write_call(TARGET, "x"), stop="tool_calls"))
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            prompt = await _prompt_task(agent, session_id, "write the file")
+            await asyncio.wait_for(client.asking.wait(), WAIT_S)
+            await agent.conn.cancel(session_id=session_id)
+            assert client.hold is not None
+            client.hold.set()  # as the protocol asks: the pending question answered cancelled
+            response = await asyncio.wait_for(prompt, WAIT_S)
+        server.assert_all_consumed()
+    assert response.stop_reason == "cancelled"
+    assert not (home.workspace / TARGET).exists()
+    assert _statuses(client.of_call("call_W"))[-1] == "failed"
+    records = _records(home)
+    assert not [r for r in records if r["type"] == "tool_start"]
+    (result,) = [r for r in records if r["type"] == "tool_result"]
+    assert result["status"] == "cancelled"
+
+
+def _inside_arguments(protocol: str, ops: list[Any]) -> int:
+    body = wire.BUILDERS[protocol](ops)
+    first, last = body.find(b"AAAAAAAA"), body.rfind(b"AAAAAAAA")
+    assert 0 < first < last
+    return (first + last) // 2
+
+
+async def test_a_stream_cut_inside_the_arguments_runs_nothing(home: Home) -> None:
+    client = Recorder(answers=["allow_once"])  # never asked: nothing complete to ask about
+    ops = write_call(TARGET, CONTENT)
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply(ops, faults=Reset(_inside_arguments(server.protocol, ops))))
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            with pytest.raises(RequestError) as raised:
+                await agent.prompt(session_id, "write the file")
+        server.assert_all_consumed()
+    assert "the stream ended before the provider finished" in str(raised.value)
+    assert not (home.workspace / TARGET).exists()
+    assert client.asked == []
+    assert _statuses(client.of_call("call_W")) == ["pending", "failed"]
+    assert _types(home) == ["header", "user", "truncated"]
+
+
+async def test_an_answer_cut_at_the_token_limit_ends_with_max_tokens(home: Home) -> None:
+    client = Recorder(answers=["allow_once"])
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply([("text", "I will write "), *write_call(TARGET, CONTENT)], stop="length"),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            response = await agent.prompt(session_id, "write the file")
+        server.assert_all_consumed()
+    assert response.stop_reason == "max_tokens"
+    assert not (home.workspace / TARGET).exists()
+    assert client.asked == []
+    assert client.text() == "I will write "
+    assert _types(home) == ["header", "user", "truncated"]
