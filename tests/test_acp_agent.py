@@ -1,15 +1,17 @@
 """`tui-agent acp` as a subprocess, driven by the ACP SDK's own client, against the fake
-provider: what it advertises, a prompt answered with text, saved as any session."""
+provider: what it advertises, a prompt answered with text, saved as any session, listed by
+`tui-agent sessions`, loaded again (session/load) and continued."""
 
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
 from .acp_helpers import acp_agent
-from .fake_provider import FakeProvider
-from .run_helpers import KEY, Home, final
+from .fake_provider import FakeProvider, Reply
+from .run_helpers import KEY, Home, final, read_call
 
 pytestmark = pytest.mark.heavy
 
@@ -44,3 +46,43 @@ async def test_a_text_prompt_streams_the_answer_and_is_saved(home: Home) -> None
     assert "user" in kinds and "assistant" in kinds
     header = records[0]
     assert header.get("workspace") == str(home.workspace.resolve())
+
+
+async def test_a_saved_session_is_listed_loaded_and_goes_on(home: Home) -> None:
+    home.write_config('[approval]\nmode = "auto-read"\n')
+    (home.workspace / "notes.txt").write_text("ship on friday\n", encoding="utf-8")
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply(read_call(), stop="tool_calls"),
+            final(server.protocol, "Friday."),
+            final(server.protocol, "Still Friday."),
+        )
+        async with acp_agent(home, server) as agent:
+            session_id = await agent.new_session(home.workspace)
+            await agent.prompt(session_id, "when do we ship?")
+        listed = home.run_argv([sys.executable, "-m", "tui_agent.cli", "sessions"])
+        assert listed.code == 0, listed.stderr
+        assert session_id[:8] in listed.stdout
+        async with acp_agent(home, server) as again:
+            await again.conn.load_session(
+                cwd=str(home.workspace), session_id=session_id, mcp_servers=[]
+            )
+            replayed = list(again.client.updates)
+            response = await again.prompt(session_id, "sure?")
+        server.assert_all_consumed()
+    assert [u.session_update for u in replayed] == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+    ]
+    assert replayed[0].content.text == "when do we ship?"
+    assert (replayed[1].tool_call_id, replayed[1].kind) == ("call_R", "read")
+    assert replayed[2].status == "completed"
+    assert "ship on friday" in replayed[2].content[0].content.text
+    assert replayed[3].content.text == "Friday."
+    assert response.stop_reason == "end_turn"
+    assert again.client.text() == "Friday.Still Friday."
+    sent = server.requests[-1].json
+    assert "when do we ship?" in json.dumps(sent)  # the model saw the conversation so far
+    assert len(home.sessions()) == 1

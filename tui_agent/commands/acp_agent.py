@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
-from acp.helpers import update_agent_message_text, update_user_message_text
+from acp.helpers import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+    update_user_message_text,
+)
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -47,7 +55,7 @@ from acp.schema import (
 
 from ..agent.events import LoopEnded, Notice, TurnTruncated
 from ..config import ConfigError, load_config, resolve_profile
-from ..conversation import AssistantMessage, UserMessage
+from ..conversation import AssistantMessage, ToolResultMessage, UserMessage
 from ..session import SessionError
 from ..text.sanitize import visible_line
 from ..transport import RetryWait
@@ -301,14 +309,32 @@ class AcpAgent:
         _say(f"{notice.level}: {session.host.redactor.redact(notice.text)}")
 
     async def _replay(self, session: AcpSession) -> None:
-        """session/load: the conversation so far, as the client shows it (messages only)."""
+        """session/load: the conversation so far, as the client shows it: the messages, and
+        each call with its result (its arguments as the model sent them are not shown)."""
+        redact = session.host.redactor.redact
+        views = session.views
+        updates: list[Any] = []
         for message in session.host.history:
             if isinstance(message, UserMessage):
-                update: Any = update_user_message_text(session.host.redactor.redact(message.text))
-            elif isinstance(message, AssistantMessage) and message.text:
-                update = update_agent_message_text(session.host.redactor.redact(message.text))
-            else:
-                continue
+                updates.append(update_user_message_text(redact(message.text)))
+            elif isinstance(message, AssistantMessage):
+                if message.reasoning:
+                    updates.append(update_agent_thought_text(redact(message.reasoning)))
+                if message.text:
+                    updates.append(update_agent_message_text(redact(message.text)))
+                updates += [
+                    start_tool_call(redact(call.id), redact(call.name), kind=views.kind(call.name))
+                    for call in message.tool_calls
+                ]
+            elif isinstance(message, ToolResultMessage):
+                updates.append(
+                    update_tool_call(
+                        redact(message.call_id),
+                        status="failed" if message.is_error else "completed",
+                        content=[tool_content(text_block(redact(message.output)))],
+                    )
+                )
+        for update in updates:
             await self.client.session_update(session_id=session.id, update=update)
 
 
