@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # @file; the person's hooks
     ("config",),  # settings and profiles, built of the models below
     ("agent",),  # the loop and a round of calls
+    ("acp_client",),  # another agent over the Agent Client Protocol, as the loop's events
     ("wiring",),  # builds a session's host: config, demo, logs, tools, writer, the Agent
     ("replay", "serve", "export"),  # a session played back; the app on the web; exported
     ("commands",),  # the headless subcommands: run, sessions, export, replay --headless...

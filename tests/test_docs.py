@@ -24,7 +24,7 @@ import pytest
 from pydantic import BaseModel
 from textual.app import App
 
-from tui_agent.config.model import ApprovalConfig, Config, Profile, Settings
+from tui_agent.config.model import AgentCommand, ApprovalConfig, Config, Profile, Settings
 from tui_agent.hooks.config import HookConfig
 from tui_agent.mcp.config import McpServerConfig
 from tui_agent.ui.actions import all_commands
@@ -176,6 +176,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "profiles": Profile,
     "mcp_servers": McpServerConfig,
     "hooks": HookConfig,
+    "agents": AgentCommand,
 }
 
 

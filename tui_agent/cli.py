@@ -145,6 +145,12 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per event per line")
     parser.add_argument("--session", metavar="ID", help="continue this session (id or path)")
     parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="send PROMPT to the ACP agent [agents.NAME] of config.toml instead of tui-agent's "
+        "own loop (its permission requests are answered as --approve says)",
+    )
+    parser.add_argument(
         "--effort",
         choices=["low", "medium", "high"],
         help="the reasoning effort asked of the model, over the profile's effort (Responses "

@@ -83,6 +83,8 @@ def _fail(message: str) -> int:
 
 
 async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
+    if getattr(args, "agent", None):
+        return await _run_agent(args, shown)
     approver = HeadlessApprover(args.approve)
     options = HostOptions.from_flags(
         args,
@@ -121,6 +123,35 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     degraded = host.writer.degraded
     if degraded and degraded != degraded_at_start:  # said once: at start, or when it happened
         out.event(Notice(degraded, "warning"))
+    out.finish()
+    return EXIT_OK if outcome == "complete" else EXIT_TRUNCATED
+
+
+async def _run_agent(args: argparse.Namespace, shown: list[_Printer]) -> int:
+    """``run --agent NAME``: the prompt to an ACP agent of config.toml (acp_client/); its
+    permission requests answered as ``--approve`` answers tool calls, the same events shown."""
+    from ..acp_client.session import AcpError
+    from ..wiring.acp_host import open_acp_host
+
+    approver = HeadlessApprover(args.approve)
+    options = HostOptions.from_flags(args, resume=args.session)
+    try:
+        host = await open_acp_host(options, args.agent, approver, mode=approver.mode)
+    except (ConfigError, SessionError, AcpError) as exc:
+        return _fail(str(exc))
+    out = _Printer(sys.stdout, sys.stderr, args.json, host.redactor)
+    shown.append(out)
+    out.session_started(host.writer.session_id, resumed=not host.created)
+    for notice in host.notices:
+        out.event(notice)
+    outcome = "truncated"
+    try:
+        async for event in host.session.send(args.prompt):
+            out.event(event)
+            if isinstance(event, LoopEnded):
+                outcome = event.outcome
+    finally:
+        await host.close()
     out.finish()
     return EXIT_OK if outcome == "complete" else EXIT_TRUNCATED
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from ..hooks.config import HookConfig
 from ..mcp.config import McpServerConfig
 from .errors import ConfigFileError
-from .model import ApprovalConfig, Config, Profile, Settings
+from .model import AgentCommand, ApprovalConfig, Config, Profile, Settings
 
 APP_NAME = "tui-agent"
 CONFIG_FILE_NAME = "config.toml"
@@ -29,6 +29,7 @@ _TABLES: dict[tuple[str, ...], type[BaseModel]] = {
     ("profiles", "*"): Profile,
     ("mcp_servers", "*"): McpServerConfig,
     ("hooks", "*"): HookConfig,
+    ("agents", "*"): AgentCommand,
 }
 
 

@@ -1,7 +1,7 @@
 """What config.toml may contain; every table forbids unknown keys so a typo is named.
 
 Layout: top-level ``default_profile``, then the tables ``[settings]``, ``[approval]``,
-``[profiles.NAME]``, ``[mcp_servers.NAME]``, the list ``[[tools]]`` (kept raw;
+``[profiles.NAME]``, ``[mcp_servers.NAME]``, ``[agents.NAME]``, the list ``[[tools]]`` (kept raw;
 tools/user_defined.py validates it) and the list ``[[hooks]]`` (hooks/config.py).
 """
 
@@ -206,6 +206,24 @@ def _rule_or_value_error(make: Any, value: str) -> None:
         raise ValueError(str(exc)) from None
 
 
+class AgentCommand(BaseModel):
+    """``[agents.NAME]``: another coding agent tui-agent drives over the Agent Client Protocol
+    (``tui-agent --agent NAME``, acp_client/). ``command`` is its argv (run as is, no shell);
+    ``env`` is added to the environment it inherits."""
+
+    model_config = _STRICT
+
+    command: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("command")
+    @classmethod
+    def _program_named(cls, command: list[str]) -> list[str]:
+        if not command[0].strip():
+            raise ValueError("the first word of command is the program to run: it is empty")
+        return command
+
+
 class Config(BaseModel):
     """The whole of config.toml; a missing file is ``Config()``."""
 
@@ -218,6 +236,7 @@ class Config(BaseModel):
     tools: list[dict[str, Any]] = Field(default_factory=list)  # raw; see tools/user_defined.py
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)  # see mcp/config.py
     hooks: list[HookConfig] = Field(default_factory=list)  # see hooks/config.py
+    agents: dict[str, AgentCommand] = Field(default_factory=dict)  # ACP agents: acp_client/
 
     @field_validator("tools")
     @classmethod
