@@ -93,7 +93,8 @@ async def test_edge_server(tmp_path: Path) -> None:
         text, error = await _call(registry, "mcp__edge__picture", "{}", ctx)
         assert (
             text
-            == "[image: image/png, 1004 bytes]\n[resource file:///notes.txt: text/plain, 5 bytes]"
+            == "[image: image/png, 1004 bytes; not sent: the tool's image is not an image that can "
+            "be read]\n[resource file:///notes.txt: text/plain, 5 bytes]"
         )
         assert await _call(registry, "mcp__edge__fails", "{}", ctx) == ("it went wrong", True)
         text, error = await _call(registry, "mcp__edge__huge", "{}", ctx)

@@ -81,10 +81,13 @@ async def test_read_one_enormous_line_shows_its_start(ctx: ToolContext) -> None:
 
 async def test_read_refuses_binary_missing_directory_and_fifo(ctx: ToolContext) -> None:
     (ctx.workspace / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
+    (ctx.workspace / "blob.bin").write_bytes(b"\0\1\2" + bytes(range(256)))
     (ctx.workspace / "folder").mkdir()
     os.mkfifo(ctx.workspace / "pipe")
     cases = {
-        "image.png": "image.png looks like a binary file; read_file only shows text",
+        # Sniffed as a PNG, decoded, found corrupt: nothing of it is sent (images/).
+        "image.png": "image.png is not an image that can be read; read_file sent nothing of it",
+        "blob.bin": "blob.bin looks like a binary file; read_file only shows text",
         "missing.txt": "missing.txt: no such file",
         "folder": "folder is a directory",
         "pipe": "pipe is not a regular file",

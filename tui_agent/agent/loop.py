@@ -27,6 +27,7 @@ from ..context.events import Compacted, CompactionStarted, ResultsCut
 from ..conversation import AssistantMessage, Attachment, Message, ToolResultMessage, UserMessage
 from ..hooks import HookEvent, HookOutcome, blocking
 from ..images.records import attached_file
+from ..images.refusal import refusal_hint
 from ..providers import (
     RequestSettings,
     ToolSchema,
@@ -237,7 +238,7 @@ class Agent:
                         yield item
             assert result is not None
             if isinstance(result, TruncatedTurn):
-                message = result.describe()
+                message = result.describe() + refusal_hint(result.error, self.messages)
                 yield TurnTruncated(result, message)
                 yield self.context.update(self.request.system, self.tools, self.messages)
                 overflow = self.context.overflow(result)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..conversation import ImagePart
 
 MAX_SIDE = 1568
 MAX_BYTES = 3_750_000  # 5,000,000 bytes once base64-encoded
-MAX_INPUT_BYTES = 64 * 1024 * 1024  # the most read from a file or a tool to decode
+MAX_INPUT_BYTES = 20 * 1024 * 1024  # the largest file (or tool image) read to be decoded
 MAX_PIXELS = 64_000_000  # a larger canvas is refused before it is decoded (a "bomb")
 _TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 _JPEG_QUALITY = 85
@@ -40,6 +40,18 @@ def image_type(head: bytes) -> str | None:
     if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
         return "image/webp"
     return None
+
+
+def sniffed_image(handle: BinaryIO) -> str | None:
+    """The media type an open file's first bytes say it has (among those sent); rewinds it."""
+    head = handle.read(12)
+    handle.seek(0)
+    return image_type(head)
+
+
+def read_image(handle: BinaryIO, name: str) -> ImagePart:
+    """The image in an open file, read up to the limit; ImageError when it cannot be sent."""
+    return prepare_image(handle.read(MAX_INPUT_BYTES + 1), name)
 
 
 def digest_of(data: bytes) -> str:

@@ -28,7 +28,7 @@ from .bounded_http import bounded_client
 from .config import McpConfigError, McpServerConfig, expand_variables
 from .limits import REFUSED_CODE, McpLimits
 from .process_group import Spawned, end, recorder
-from .results import result_output
+from .results import has_images, result_output
 from .start import (
     base_environment,
     check_workspace_args,
@@ -295,6 +295,8 @@ class McpConnection:
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             self._lost(f"the connection broke during a call ({type(exc).__name__})")
             return ToolOutput(f"MCP server {self.name!r} stopped during the call", is_error=True)
+        if has_images(result):  # decoded and scaled in a worker thread
+            return await anyio.to_thread.run_sync(result_output, result)
         return result_output(result)
 
     async def _on_message(self, message: Any) -> None:

@@ -1,5 +1,6 @@
-"""A ``tools/call`` result as the text the model gets: text as text, structured content as JSON,
-images, audio and resources as a visible placeholder with their type and size."""
+"""A ``tools/call`` result as what the model gets: text as text, structured content as JSON,
+images as images (checked and scaled down like any other: images/; a line names each), audio
+and resources, and an image that cannot be sent, as a visible placeholder with type and size."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 import mcp_types as types
 
+from ..conversation import ImagePart
+from ..images import ImageError, prepare_image
 from ..tools.spec import ToolOutput
 
 
@@ -16,10 +19,21 @@ def result_output(result: types.CallToolResult) -> ToolOutput:
     """The model's view of ``result``; ``isError`` makes it an error result."""
     parts: list[str] = []
     texts: list[str] = []
+    images: list[ImagePart] = []
     for block in result.content:
         if isinstance(block, types.TextContent):
             texts.append(block.text)
             parts.append(block.text)
+        elif isinstance(block, types.ImageContent):
+            shown = placeholder(block)
+            try:
+                image = prepare_image(_decoded(block.data), "the tool's image")
+            except ImageError as exc:
+                parts.append(f"{shown[:-1]}; not sent: {exc}]")
+                continue
+            images.append(image)
+            scaled = ", scaled down to fit" if image.scaled else ""
+            parts.append(f"{shown[:-1]}; attached as {image.describe()}{scaled}]")
         else:
             parts.append(placeholder(block))
     structured = result.structured_content
@@ -30,7 +44,12 @@ def result_output(result: types.CallToolResult) -> ToolOutput:
             shown = "(nested too deeply to show)"
         parts.append(f"structured content:\n{shown}" if parts else shown)
     text = "\n".join(parts) if parts else "(the tool returned no content)"
-    return ToolOutput(text, is_error=bool(result.is_error))
+    return ToolOutput(text, is_error=bool(result.is_error), images=tuple(images))
+
+
+def has_images(result: types.CallToolResult) -> bool:
+    """Whether decoding the result's images is work to do off the event loop."""
+    return any(isinstance(block, types.ImageContent) for block in result.content)
 
 
 def placeholder(block: Any) -> str:
@@ -51,6 +70,13 @@ def placeholder(block: Any) -> str:
         return f"[resource link {block.uri} ({block.name}): {mime}{sized}]"
     kind = getattr(block, "type", type(block).__name__)
     return f"[{kind} content, not shown]"
+
+
+def _decoded(data: str) -> bytes:
+    try:
+        return binascii.a2b_base64(data)
+    except (binascii.Error, ValueError):
+        raise ImageError("its data is not base64") from None
 
 
 def _decoded_size(data: str) -> int:

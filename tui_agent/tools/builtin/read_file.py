@@ -1,4 +1,5 @@
-"""read_file: the text of a file in the workspace, by lines, never more than ~256 KB at once."""
+"""read_file: the text of a file in the workspace, by lines, never more than ~256 KB at once;
+a PNG, JPEG, GIF or WebP file is returned as an image (checked and scaled down: images/)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...images import ImageError, read_image, sniffed_image
 from ..file_access import open_regular_file
 from ..sandbox import resolve_in_workspace, shown_path
 from ..spec import Risk, ToolContext, ToolOutput, ToolSpec
@@ -36,6 +38,8 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     path = resolve_in_workspace(args.path, ctx)
     shown = shown_path(path, ctx)
     with open_regular_file(path, shown, ctx.workspace) as handle:
+        if sniffed_image(handle) is not None:
+            return _image(handle, shown)
         if is_binary_file(handle):
             return ToolOutput(
                 f"{shown} looks like a binary file; read_file only shows text", is_error=True
@@ -59,6 +63,18 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(
         f"{text}[read_file: {cut}showed lines {first}-{last}; more remain, continue with "
         f"offset={last}]"
+    )
+
+
+def _image(handle: BinaryIO, shown: str) -> ToolOutput:
+    try:
+        image = read_image(handle, shown)
+    except ImageError as exc:
+        return ToolOutput(f"{exc}; read_file sent nothing of it", is_error=True)
+    scaled = ", scaled down to fit" if image.scaled else ""
+    return ToolOutput(
+        f"[read_file: {shown} is an image ({image.describe()}{scaled}); it is attached]",
+        images=(image,),
     )
 
 
@@ -102,8 +118,8 @@ READ_FILE = ToolSpec(
     name="read_file",
     description=(
         "Read a text file in the workspace. Returns the file's lines exactly (no line numbers); "
-        "when more remain, a final bracketed note says which offset to continue from. Binary "
-        "files are refused."
+        "when more remain, a final bracketed note says which offset to continue from. A PNG, "
+        "JPEG, GIF or WebP image is returned as an image; other binary files are refused."
     ),
     args_model=ReadFileArgs,
     risk=Risk.READ,
