@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp import RequestError
 
 from .acp_helpers import Recorder, acp_agent
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
@@ -125,3 +126,25 @@ async def test_always_allow_keeps_the_rule_for_the_session(home: Home) -> None:
     assert (first.stop_reason, second.stop_reason) == ("end_turn", "end_turn")
     assert len(client.asked) == 1  # the second read ran under the kept rule
     assert _statuses(client.of_call("call_2")) == ["pending", "in_progress", "completed"]
+
+
+async def test_the_approval_modes_are_the_sessions_modes(home: Home) -> None:
+    client = Recorder()  # any question would be answered "cancelled"
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply(read_call(), stop="tool_calls"),
+            final(server.protocol, "Friday.", ExpectToolResults({"call_R": "ship on friday"})),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            opened = await agent.conn.new_session(cwd=str(home.workspace), mcp_servers=[])
+            with pytest.raises(RequestError):
+                await agent.conn.set_session_mode(session_id=opened.session_id, mode_id="yolo")
+            await agent.conn.set_session_mode(session_id=opened.session_id, mode_id="auto-read")
+            response = await agent.prompt(opened.session_id, "read the notes")
+        server.assert_all_consumed()
+    assert opened.modes is not None
+    assert opened.modes.current_mode_id == "ask"
+    assert [m.id for m in opened.modes.available_modes] == ["ask", "plan", "auto-read", "auto-all"]
+    assert response.stop_reason == "end_turn"
+    assert client.asked == []  # auto-read ran the read without a question
+    assert _statuses(client.of_call("call_R")) == ["pending", "in_progress", "completed"]

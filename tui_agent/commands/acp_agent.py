@@ -49,11 +49,15 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
     StopReason,
     TextContentBlock,
 )
 
 from ..agent.events import LoopEnded, Notice, TurnTruncated
+from ..approval.policy import ApprovalMode
 from ..config import ConfigError, load_config, resolve_profile
 from ..conversation import AssistantMessage, ToolResultMessage, UserMessage
 from ..session import SessionError
@@ -68,6 +72,13 @@ from .exit_status import EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from acp.interfaces import Agent as AcpInterface
 
+# The approval modes the client may pick, as the app's F3 cycles them (ui/approval_mode.py).
+MODES = {
+    "ask": "every call the rules do not allow is asked",
+    "plan": "only reading tools are offered and run; nothing is changed",
+    "auto-read": "reading tools run without asking; the rest is asked",
+    "auto-all": "every valid call runs without asking",
+}
 PROMPT_BUSY = "a prompt is already running in this session; cancel it first"
 
 
@@ -197,7 +208,7 @@ class AcpAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         session = await self._open(cwd, resume=None)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, modes=_modes(session))
 
     async def load_session(
         self,
@@ -212,7 +223,23 @@ class AcpAgent:
             await open_already.host.close()
         session = await self._open(cwd, resume=session_id)
         await self._replay(session)
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=_modes(session))
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        """The client picked an approval mode (the app's F3): from the next decision on; a
+        call waiting for its answer is decided again under it, as in the app."""
+        session = self._session(session_id)
+        if mode_id not in MODES:
+            known = ", ".join(MODES)
+            raise RequestError.invalid_params({"message": f"no mode {mode_id!r}; modes: {known}"})
+        policy = session.host.policy
+        if str(policy.mode) != mode_id:
+            policy.mode = ApprovalMode(mode_id)
+            session.host.agent.calls.mode_changed()
+            _say(f"approval mode: {mode_id}")
+        return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)
@@ -336,6 +363,13 @@ class AcpAgent:
                 )
         for update in updates:
             await self.client.session_update(session_id=session.id, update=update)
+
+
+def _modes(session: AcpSession) -> SessionModeState:
+    """The approval modes, offered as the session's modes (ACP's mode selector)."""
+    available = [SessionMode(id=mode, name=mode, description=MODES[mode]) for mode in MODES]
+    current = str(session.host.policy.mode)
+    return SessionModeState(current_mode_id=current, available_modes=available)
 
 
 def _prompt_text(blocks: list[Any]) -> str:
