@@ -20,6 +20,7 @@ from tui_agent.agent.events import (
     HookFinished,
     LoopEnded,
     Notice,
+    SubagentEvent,
     ToolFinished,
     ToolStarted,
     TurnCompleted,
@@ -28,6 +29,7 @@ from tui_agent.agent.events import (
 )
 from tui_agent.agent.history import messages_from_records
 from tui_agent.agent.loop import Agent
+from tui_agent.agent.subagent import Delegation
 from tui_agent.approval import ApprovalMode, ApprovalPolicy, ApprovalRequest, Decision, Rule
 from tui_agent.approval.rules import SessionRules
 from tui_agent.config import Config, ResolvedProfile
@@ -39,6 +41,7 @@ from tui_agent.context.events import (
     ContextUpdate,
 )
 from tui_agent.conversation import Message
+from tui_agent.prompting.agents import AgentBook
 from tui_agent.session import SessionStore, SessionWriter
 from tui_agent.stream.events import ReasoningDelta, TextDelta
 from tui_agent.stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
@@ -188,8 +191,10 @@ async def agent_over(
     config_path: Path | None = None,
     require_tools: bool = True,
     hooks: Iterable[Mapping[str, Any]] = (),
+    agents: AgentBook | None = None,
 ) -> AsyncIterator[Harness]:
-    """A real Agent (build_agent) on a real client, against the fake provider and a real store."""
+    """A real Agent (build_agent) on a real client, against the fake provider and a real store.
+    ``agents``: the task tool starts these (to ``settings``' subagent_depth); None: no task."""
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     config = Config.model_validate(
@@ -216,6 +221,9 @@ async def agent_over(
                     policy=ApprovalPolicy(mode, SessionRules(rules)),
                     writer=writer,
                     config_path=config_path,
+                    delegation=None
+                    if agents is None
+                    else Delegation(agents, config.settings.subagent_depth),
                 )
                 yield Harness(protocol, server, agent, scripted, store, writer, workspace)
         finally:
@@ -369,6 +377,8 @@ def check_order(events: list[AgentEvent]) -> None:
             assert finished == calls, f"{where}: unfinished calls {calls - finished}"
             # idle before any turn: a hook kept the message from being sent
             assert state in ("calls", "answered", "truncated") or step == 0, where
+        elif isinstance(event, SubagentEvent):
+            assert state == "calls" and event.call_id in started - finished, where
         else:
             assert isinstance(event, Notice | ContextUpdate | ContextOverflow), where
 

@@ -159,3 +159,28 @@ def test_the_report_lists_each_agent_with_its_tools() -> None:
     assert "explore (built in)" in report
     assert "tools: read_file, search_text, list_dir" in report
     assert "skipped: x is skipped: y" in report
+
+
+def test_the_workspace_agents_wait_for_trust_and_are_then_offered(tmp_path: Path) -> None:
+    from tui_agent.config import Config
+    from tui_agent.config.secrets import workspace_variable_policy
+    from tui_agent.wiring.subagents import session_delegation
+    from tui_agent.wiring.workspace_content import read_workspace_content, trust_content
+
+    workspace = tmp_path / "ws"
+    _agent(workspace_agents_dir(workspace), "tester", REVIEWER.replace("code-reviewer", "tester"))
+    content = read_workspace_content(workspace)
+    assert ".tui-agent/agents (1 agent)" in content.names()
+    lines = content.describe(workspace_variable_policy(Config(), None))
+    assert any("agent 1 of 1: tester" in line for line in lines)
+    delegation = session_delegation(Config(), content, False, [])
+    assert delegation is not None
+    assert [a.name for a in delegation.book.agents] == ["explore"]
+    trust_content(content)
+    content = read_workspace_content(workspace)
+    assert content.untrusted().empty
+    delegation = session_delegation(Config(), content, False, [])
+    assert delegation is not None
+    assert [a.name for a in delegation.book.agents] == ["explore", "tester"]
+    off = Config.model_validate({"settings": {"subagent_depth": 0}})
+    assert session_delegation(off, content, True, []) is None

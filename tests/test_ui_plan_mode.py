@@ -25,7 +25,7 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-READ_TOOLS = ["list_dir", "read_file", "search_text"]
+READ_TOOLS = ["list_dir", "read_file", "search_text", "task"]  # task: explore is read-only
 
 
 def offered(request: dict[str, Any]) -> list[str]:

@@ -1,5 +1,5 @@
 """Which content of a workspace the person trusted, by keypress after seeing it: the one store for
-every kind (its instructions, prompt templates, MCP servers, hooks and skills; ``KINDS``).
+every kind (its instructions, prompt templates, MCP servers, hooks, skills and agents; ``KINDS``).
 
 Per workspace folder and per kind, the SHA-256 of the content as it was shown and accepted: changed
 content is not trusted until it was shown and accepted again. One JSON file in the app's data
@@ -24,7 +24,7 @@ from typing import Any
 from .session.paths import data_dir, ensure_private_dir
 
 STORE_FILE = "trusted_workspaces.json"
-KINDS = ("instructions", "templates", "mcp", "hooks", "skills")
+KINDS = ("instructions", "templates", "mcp", "hooks", "skills", "agents")
 _EARLIER = {"mcp": "trusted_mcp_workspaces.json", "templates": "trusted_command_workspaces.json"}
 
 

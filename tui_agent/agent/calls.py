@@ -433,7 +433,9 @@ class CallRunner:
             ToolStartRecord(ts=time.time(), call_id=vc.call.id, digest=bound), sync=True
         )
         emit(ToolStarted(vc.call.id, vc.call.name))
-        context = self.gate.context_for(self.context, item.sandbox)
+        context = replace(
+            self.gate.context_for(self.context, item.sandbox), call_id=vc.call.id, report=emit
+        )
         run = vc.spec.run(vc.args, context)
         if self.checkpoints is not None:
             run = self.checkpoints.around(vc, context, run, emit, self.gate)

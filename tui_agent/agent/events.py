@@ -107,6 +107,17 @@ class LoopEnded:
     message: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """What a subagent's loop told, as it happened, under the task call that started it
+    (``agent/subagent.py``): its own turns, decisions, calls and context, never the
+    conversation's."""
+
+    call_id: str  # the task call's
+    agent: str  # the subagent's name
+    event: AgentEvent
+
+
 AgentEvent = (
     TextDelta
     | ReasoningDelta
@@ -129,6 +140,7 @@ AgentEvent = (
     | CompactionFailed
     | ResultsCut
     | ContextOverflow
+    | SubagentEvent
 )
 
 _TYPE_NAMES: dict[type, str] = {
@@ -153,12 +165,16 @@ _TYPE_NAMES: dict[type, str] = {
     CompactionFailed: "compaction_failed",
     ResultsCut: "results_cut",
     ContextOverflow: "context_overflow",
+    SubagentEvent: "subagent",
 }
 
 
 def event_to_json(event: AgentEvent) -> dict[str, Any]:
     """One flat JSON object per event, with a "type"; turns use the parse command's shape."""
     out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
+    if isinstance(event, SubagentEvent):
+        out.update(call_id=event.call_id, agent=event.agent, event=event_to_json(event.event))
+        return out
     if isinstance(event, TurnCompleted | TurnTruncated):
         out["turn"] = event.turn.to_dict()
         if isinstance(event, TurnCompleted):

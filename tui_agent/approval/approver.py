@@ -19,6 +19,8 @@ class ApprovalRequest:
     the sandbox). ``sandbox``: where the program will run ("" for a tool that runs none);
     ``sandbox_warning``: shown in warning colour (mode off, or a protection missing);
     ``confirm``: set on the extra question asked once a session before running unprotected.
+    ``origin``: who asks when it is not the model of the conversation: a subagent, and for which
+    task ("" for the conversation's own calls).
     """
 
     call_id: str
@@ -34,6 +36,7 @@ class ApprovalRequest:
     confirm: str = ""
     # What the tool's provider (an MCP server) claims about it: shown as its claim, never trusted.
     claims: tuple[str, ...] = ()
+    origin: str = ""
 
 
 class Approver(Protocol):

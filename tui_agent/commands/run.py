@@ -25,6 +25,7 @@ from ..agent.events import (
     HookFinished,
     LoopEnded,
     Notice,
+    SubagentEvent,
     ToolFinished,
     TurnCompleted,
     TurnStarted,
@@ -173,6 +174,10 @@ class _Printer:
         self._reasoning = StreamRedactor(redactor)
 
     def event(self, event: AgentEvent) -> None:
+        if isinstance(event, SubagentEvent) and isinstance(_innermost(event), _DELTAS):
+            # A subagent's text is its turn's, printed whole (and redacted whole) once the turn
+            # is complete: its deltas never pass the conversation's stream redactors.
+            return
         if isinstance(event, TextDelta):
             self._show_text(self._text.push(event.text))
             return
@@ -237,8 +242,23 @@ class _Printer:
 _STREAM_ENDS = (TurnStarted, TurnCompleted, TurnTruncated, LoopEnded)
 
 
+_DELTAS = (TextDelta, ReasoningDelta)
+
+
+def _innermost(event: SubagentEvent) -> AgentEvent:
+    inner = event.event
+    while isinstance(inner, SubagentEvent):
+        inner = inner.event
+    return inner
+
+
 def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
     """One line for stderr, not yet redacted (the caller redacts the whole line)."""
+    if isinstance(event, SubagentEvent):
+        if isinstance(event.event, TurnCompleted) and event.event.turn.text.strip():
+            return f"[task {event.agent}] {event.event.turn.text.strip().splitlines()[0][:120]}"
+        described = _describe(event.event, redact)
+        return f"[task {event.agent}] {described}" if described else None
     if isinstance(event, CallDecided):
         why = f": {event.reason}" if event.reason else ""
         return f"[{event.name}] {event.decision} ({event.by}{why})"

@@ -115,6 +115,9 @@ class Settings(BaseModel):
     max_turn_bytes: int = Field(default=64 * 1024 * 1024, ge=65536)  # body bytes of one turn
     tool_output_cap: int = Field(default=65536, gt=0)  # bytes of one tool's output sent back
     max_auto_steps: int = Field(default=25, gt=0)  # auto-approved rounds before asking again
+    # How deep subagents go (the task tool, agent/subagent.py): 1, the conversation starts
+    # them and they start none; 0, no task tool at all.
+    subagent_depth: int = Field(default=1, ge=0, le=5)
     max_tokens: int = Field(default=8192, gt=0)  # output budget (anthropic requires one)
     # The sandbox of commands (run_command, user-defined tools): see tui_agent/sandbox/.
     sandbox: SandboxMode = Field(default=SandboxMode.WORKSPACE_WRITE, strict=False)

@@ -285,6 +285,34 @@ class CompactionRecord(_Record):
     usage: dict[str, Any] | None = None  # of the request that wrote the summary
 
 
+class SubagentRecord(_Record):
+    """A record of a subagent's own conversation (its message, turns, decisions, results,
+    hooks), under the task call that started it: the conversation is rebuilt without it, and
+    resume, export and replay show it nested under that call. A subagent's checkpoints are
+    the session's own records (a rewind undoes what it wrote too)."""
+
+    type: Literal["subagent"] = "subagent"
+    call_id: str  # the task call's
+    agent: str
+    record: InnerRecord
+
+
+InnerRecord = Annotated[
+    UserRecord
+    | AssistantRecord
+    | TruncatedRecord
+    | DecisionRecord
+    | ToolResultRecord
+    | ToolStartRecord
+    | HookRecord
+    | NoteRecord
+    | ToolListRecord
+    | CompactionRecord
+    | SubagentRecord,
+    Field(discriminator="type"),
+]
+SubagentRecord.model_rebuild()
+
 Record = Annotated[
     HeaderRecord
     | UserRecord
@@ -300,6 +328,7 @@ Record = Annotated[
     | CheckpointRecord
     | CheckpointDoneRecord
     | RewindRecord
-    | CompactionRecord,
+    | CompactionRecord
+    | SubagentRecord,
     Field(discriminator="type"),
 ]

@@ -56,6 +56,8 @@ class ToolContext:
     ``sandbox``: how the programs tools run are confined (the call's own, once approved);
     ``capabilities``: what the OS offers (None: found out on first use).
     ``jobs``: the session's background commands (None: ``background`` is refused).
+    ``call_id`` and ``report``: the call that runs, and where a tool that works in steps (the
+    task tool's subagent) tells the loop what happens meanwhile; set only while a call runs.
     """
 
     workspace: Path
@@ -67,6 +69,8 @@ class ToolContext:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     capabilities: Capabilities | None = None
     jobs: JobTable | None = field(default=None, repr=False, compare=False)
+    call_id: str = ""
+    report: Callable[[Any], None] | None = field(default=None, repr=False, compare=False)
 
 
 # A coroutine (not any awaitable) so that callers can hand it to asyncio.create_task.
@@ -92,6 +96,9 @@ class ToolSpec:
     input_schema: dict[str, Any] | None = field(default=None, repr=False)
     # What the tool's provider says about it, shown on the approval prompt as its claim.
     claims: tuple[str, ...] = ()
+    # The risk of one call when it depends on its arguments (the task tool: its agent's tools);
+    # None: ``risk`` for every call. ``risk`` is what decides whether the tool is offered.
+    risk_of: Callable[[Any], Risk] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.fullmatch(self.name):

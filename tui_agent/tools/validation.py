@@ -71,6 +71,8 @@ def validate_call(
         detail = _describe_validation_error(exc, spec)
         return InvalidCall(call, _limited(f"invalid arguments for {spec.name}: {detail}"))
     canonical = canonical_json(arguments)
+    if spec.risk_of is not None:  # this call's own risk decides, shows and schedules it
+        spec = dataclasses.replace(spec, risk=spec.risk_of(args), risk_of=None)
     return ValidatedCall(call, spec, args, arguments, canonical, arguments_digest(arguments))
 
 

@@ -49,6 +49,7 @@ from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, Use
 from ..session.summary import read_header
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
+from .subagents import offer_agents, session_delegation
 from .workspace_content import (
     Instructions,
     WorkspaceContent,
@@ -91,6 +92,7 @@ class SessionHost:
     trust_workspace: bool = False  # --trust-workspace: all of it used, for this run only
     skills: SkillBook | None = None  # the skills load_skill offers (None: no skills at all)
     instructions: Instructions | None = None  # the workspace's AGENTS.md, when it is sent
+    delegation: Any = None  # Delegation: the agents the task tool starts (None: no task tool)
     closed: bool = False  # close() ran: a second call does nothing
 
     def untrusted_content(self) -> WorkspaceContent:
@@ -107,6 +109,8 @@ class SessionHost:
         trust_content(content)
         if content.hooks is not None and content.hooks.hooks:
             use_workspace_hooks(self.agent.calls, content.hooks)
+        if content.agents and self.delegation is not None:
+            offer_agents(self.agent, self.delegation, content.agents)
         new_skills = bool(content.skills) and self.skills is not None
         if new_skills and self.skills is not None:
             self.skills.add(content.skills)
@@ -342,6 +346,9 @@ async def open_host(
         notices.append(Notice(writer.degraded, "warning"))
     policy = approval_policy(config, mode)
     client = httpx.AsyncClient()
+    delegation = session_delegation(
+        config, content, options.trust_workspace, notices, profile.is_demo
+    )
     agent = build_agent(
         profile=profile,
         config=config,
@@ -358,6 +365,7 @@ async def open_host(
         resumed=resumed,
         retry_on_overflow=retry_on_overflow,
         skills=skills,
+        delegation=delegation,
     )
     for turn in turns:  # the session's cost so far: the status line and max_cost go on from it
         agent.cost.add(turn.protocol, turn.model, turn.usage)
@@ -403,6 +411,7 @@ async def open_host(
         trust_workspace=options.trust_workspace,
         skills=skills,
         instructions=instructions,
+        delegation=delegation,
     )
 
 

@@ -14,6 +14,7 @@ from ..agent.context_keeper import ContextKeeper, context_settings
 from ..agent.cost_meter import CostMeter
 from ..agent.loop import Agent, LoopSettings
 from ..agent.recorder import RecordWriter, SessionRecorder
+from ..agent.subagent import Delegation, task_tool
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..approval.rules import SessionRules
@@ -81,9 +82,14 @@ def _user_instructions() -> str:
         return ""
 
 
-def tool_registry(config: Config, skills: SkillBook | None = None) -> ToolRegistry:
-    """The built-in tools, load_skill when the session has a skill book, the user's tools."""
+def tool_registry(
+    config: Config, skills: SkillBook | None = None, delegation: Delegation | None = None
+) -> ToolRegistry:
+    """The built-in tools, load_skill when the session has a skill book, the task tool when
+    it starts subagents, the user's tools."""
     extra = [load_skill_tool(skills)] if skills is not None else []
+    if delegation is not None and delegation.offers_task:
+        extra.append(task_tool(delegation))
     return builtin_registry([*extra, *user_tool_specs(config.tools)])
 
 
@@ -142,10 +148,12 @@ def build_agent(
     retry_on_overflow: bool = False,
     unprotected: tuple[Path, ...] = (),
     skills: SkillBook | None = None,
+    delegation: Delegation | None = None,
 ) -> Agent:
     """``config_path``: where "saved to config" approval rules are written (None: nowhere).
-    ``skills``: the book load_skill reads (None: no load_skill tool)."""
-    registry = tool_registry(config, skills)
+    ``skills``: the book load_skill reads (None: no load_skill tool). ``delegation``: the
+    agents the task tool starts (None: no task tool)."""
+    registry = tool_registry(config, skills, delegation)
     settings = config.settings
     secrets = (profile.api_key,) if profile.api_key else ()
     context = ToolContext(
@@ -202,4 +210,6 @@ def build_agent(
     )
     prices = load_prices(prices_path(config_path) if config_path is not None else None)
     agent.cost = CostMeter(prices, settings.max_cost)
+    if delegation is not None:
+        delegation.bind(agent)
     return agent

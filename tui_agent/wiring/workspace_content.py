@@ -2,11 +2,12 @@
 instructions (``AGENTS.md``, sent to the model with every request), its prompt templates
 (``.tui-agent/commands``), its MCP servers (``.mcp.json``), its hooks
 (``.tui-agent/hooks.toml``: a workspace must never run a hook nobody trusted) and its skills
-(``.tui-agent/skills``: their names go into the system prompt, their bodies to the model).
+(``.tui-agent/skills``: their names go into the system prompt, their bodies to the model) and its
+agents (``.tui-agent/agents``: the subagents the task tool may start, with their prompts and tools).
 
 The app asks once, one question listing every part not trusted as it is now (``untrusted``);
-until then ``AGENTS.md`` is not sent, no template or skill is offered, no server starts and no
-hook runs. Trust is kept per workspace and per part by the digest of its content
+until then ``AGENTS.md`` is not sent, no template, skill or agent is offered, no server starts
+and no hook runs. Trust is kept per workspace and per part by the digest of its content
 (``workspace_trust.py``): a changed part is asked about again. A part whose file or folder
 leads outside the workspace (a symlink) is refused, trusted or not (``refused`` says why).
 ``tui-agent run`` never asks: it uses only what was trusted, or everything with
@@ -25,6 +26,7 @@ from ..hooks.workspace_file import FILE_NAME as HOOKS_FILE
 from ..hooks.workspace_file import WorkspaceHooks, WorkspaceHooksError, read_workspace_hooks
 from ..mcp.config import McpConfigError
 from ..mcp.workspace_file import FILE_NAME, VariablePolicy, WorkspaceServers, read_workspace_servers
+from ..prompting.agents import AgentDefinition, agents_digest, describe_agents, workspace_agents
 from ..prompting.skills import Skill, describe_skills, skills_digest, workspace_skills
 from ..prompting.templates import (
     PromptTemplate,
@@ -56,7 +58,8 @@ class WorkspaceContent:
     refused: tuple[str, ...] = ()  # what is never used, and why
     hooks: WorkspaceHooks | None = None
     skills: tuple[Skill, ...] = ()
-    problems: tuple[str, ...] = ()  # skill folders skipped, and why (notices; never refused)
+    problems: tuple[str, ...] = ()  # skill folders, agent files skipped, and why (notices)
+    agents: tuple[AgentDefinition, ...] = ()
 
     def digests(self) -> dict[str, str]:
         """Each part present, by kind (``workspace_trust.KINDS``): the digest trust binds."""
@@ -71,6 +74,8 @@ class WorkspaceContent:
             parts["hooks"] = self.hooks.digest
         if self.skills:
             parts["skills"] = skills_digest(self.skills)
+        if self.agents:
+            parts["agents"] = agents_digest(self.agents)
         return parts
 
     def trusted(self, kind: str) -> bool:
@@ -86,6 +91,7 @@ class WorkspaceContent:
             servers=None if self.trusted("mcp") else self.servers,
             hooks=None if self.trusted("hooks") else self.hooks,
             skills=() if self.trusted("skills") else self.skills,
+            agents=() if self.trusted("agents") else self.agents,
             refused=(),
             problems=(),
         )
@@ -111,6 +117,9 @@ class WorkspaceContent:
         if self.skills:
             count = len(self.skills)
             names.append(f".tui-agent/skills ({count} skill{'s' if count != 1 else ''})")
+        if self.agents:
+            count = len(self.agents)
+            names.append(f".tui-agent/agents ({count} agent{'s' if count != 1 else ''})")
         return names
 
     def describe(self, policy: VariablePolicy) -> list[str]:
@@ -137,6 +146,12 @@ class WorkspaceContent:
                 "instructions and files"
             )
             lines += describe_skills(self.skills)
+        if self.agents:
+            lines.append(
+                "== .tui-agent/agents: subagents the model may start with the task tool (their "
+                "prompts and tools; every call they make is asked like the model's own)"
+            )
+            lines += describe_agents(self.agents)
         return lines
 
 
@@ -162,6 +177,10 @@ def read_workspace_content(workspace: Path) -> WorkspaceContent:
     if outside is not None:
         why = "leads outside the workspace (a symlink): its skills are refused"
         refused.append(f"{outside} {why}")
+    agents, outside = workspace_agents(workspace)
+    if outside is not None:
+        why = "leads outside the workspace (a symlink): its agents are refused"
+        refused.append(f"{outside} {why}")
     return WorkspaceContent(
         workspace,
         instructions,
@@ -170,7 +189,8 @@ def read_workspace_content(workspace: Path) -> WorkspaceContent:
         tuple(refused),
         hooks,
         skills.skills,
-        skills.problems,
+        (*skills.problems, *agents.problems),
+        agents.agents,
     )
 
 

@@ -384,9 +384,14 @@ _RISK_COLOURS = {"read": "$success", "write": "$warning"}
 
 
 def _title(request: ApprovalRequest) -> Content:
-    """ "call 1 of 3  run_command  execute": the tool bold, the risk bold in its colour."""
+    """ "call 1 of 3  run_command  execute": the tool bold, the risk bold in its colour; a
+    subagent's call says first which subagent asks, and for which task (the model's words)."""
     tool = Content.from_rich_text(exact_text(request.tool_name, "bold", one_line=True))
     risk = Content.from_rich_text(exact_text(request.risk, one_line=True))
     colour = _RISK_COLOURS.get(request.risk.lower(), "$error")
     position = f"call {request.position} of {request.total}  "
-    return Content.assemble(position, tool, "  ", risk.stylize(f"bold {colour}"))
+    title = Content.assemble(position, tool, "  ", risk.stylize(f"bold {colour}"))
+    if not request.origin:
+        return title
+    origin = Content.from_rich_text(exact_text(request.origin, "bold", one_line=True))
+    return Content.assemble(origin.stylize("$accent"), "\n", title)

@@ -1,0 +1,328 @@
+"""Subagents: the ``task`` tool hands a self-contained task to an agent with a context of its
+own, so the conversation keeps only the answer.
+
+A subagent is an ``Agent`` (``loop.py``) with its own history, the system prompt of its
+definition (``prompting/agents.py``) and the tools its definition names that the session
+offers (never more: an always-allow rule matches a tool by name, and the subagent has no other
+tools to call). Its calls go the same way as the conversation's (accumulate, parse once,
+validate, ask, execute) through a ``CallRunner`` of its own that shares the session's approval
+policy, sandbox, hooks and checkpoints; every question goes to the session's approver, one at
+a time, with ``ApprovalRequest.origin`` saying which subagent asks and for which task. Its
+events reach the loop's caller as ``SubagentEvent`` under the task call, its records are
+written as ``SubagentRecord`` under that call, its context is its own, its cost the session's.
+
+A task call's risk is its agent's (``task_risk``): an agent of read-only tools is read, so
+its tasks run in parallel like other reads, are offered in plan mode and approved by
+auto-read; any other is asked and runs alone. A subagent at the depth limit (the setting
+``subagent_depth``, 1 by default) is not offered the task tool. Its answer is the text of its
+last turn; a truncated turn, a cost or step limit end the task with an error result, and Esc
+(the call cancelled) stops it where it is: its calls get their results, the task's is
+cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..approval import plan
+from ..approval.approver import ApprovalRequest, Approver
+from ..approval.decision import Decision
+from ..context.window import ContextWindow, builtin_window
+from ..hooks import HookEvent, HookOutcome
+from ..prompting.agents import AgentBook, AgentDefinition
+from ..providers import RequestSettings, ToolSchema
+from ..session.records import SubagentRecord
+from ..session.writer import SYNC_TYPES
+from ..tools.registry import ToolRegistry
+from ..tools.spec import Risk, ToolContext, ToolOutput, ToolSpec
+from .calls import CallRunner
+from .context_keeper import ContextKeeper
+from .events import AgentEvent, LoopEnded, SubagentEvent, TurnCompleted
+from .loop import Agent
+from .recorder import SessionRecorder
+
+TASK_TOOL = "task"
+_RISK_ORDER = (Risk.READ, Risk.NETWORK, Risk.WRITE, Risk.EXECUTE)
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileTarget:
+    """Where a subagent whose definition names a profile sends its requests."""
+
+    protocol: str
+    provider: str
+    request: RequestSettings
+    window: ContextWindow
+
+
+ResolveProfile = Callable[[str], ProfileTarget]  # raises ValueError (ConfigError) for the person
+
+
+class TaskArgs(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    description: str = Field(
+        min_length=1, max_length=200, description="A few words naming the task (shown to the user)."
+    )
+    prompt: str = Field(
+        min_length=1,
+        max_length=100_000,
+        description=(
+            "The whole task, self-contained: the subagent sees nothing of this conversation "
+            "but this text. Say what to find or do and what to report back."
+        ),
+    )
+    agent: str = Field(
+        min_length=1, max_length=64, description="The agent to start, by its name as listed."
+    )
+
+
+class _NestedWriter:
+    """Writes a subagent's records into the session's, each under the task call."""
+
+    def __init__(self, parent: SessionRecorder, call_id: str, agent: str) -> None:
+        self.parent = parent
+        self.call_id = call_id
+        self.agent = agent
+
+    @property
+    def degraded(self) -> str | None:
+        return self.parent.warning
+
+    def append(self, record: Any, *, sync: bool | None = None) -> None:
+        if sync is None:
+            sync = getattr(record, "type", "") in SYNC_TYPES
+        wrapped = SubagentRecord(
+            ts=record.ts, call_id=self.call_id, agent=self.agent, record=record
+        )
+        self.parent.append(wrapped, sync=sync)
+
+
+class _OriginApprover:
+    """The session's approver, asked one question at a time, told who asks."""
+
+    def __init__(self, inner: Approver, origin: str, lock: asyncio.Lock) -> None:
+        self.inner = inner
+        self.origin = origin
+        self.lock = lock
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        async with self.lock:
+            return await self.inner.decide(replace(request, origin=self.origin))
+
+
+class Subagent(Agent):
+    """An Agent whose moments are the conversation's: the person's UserPromptSubmit, Stop and
+    session hooks do not run for it (its calls' PreToolUse and PostToolUse hooks do)."""
+
+    async def moment_hooks(
+        self, event: HookEvent, fields: dict[str, object], told: list[AgentEvent]
+    ) -> list[HookOutcome]:
+        return []
+
+
+def _highest(risks: list[Risk]) -> Risk:
+    return max(risks, key=_RISK_ORDER.index, default=Risk.READ)
+
+
+@dataclass
+class Delegation:
+    """What the task tool of one agent (the conversation's, or a subagent's) starts subagents
+    with: the agents on offer, the depth it is at, and the agent it works for (``bind``)."""
+
+    book: AgentBook
+    max_depth: int = 1
+    depth: int = 0
+    resolve_profile: ResolveProfile | None = None
+    parent: Agent | None = None
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)  # one question at a time
+    running: set[Agent] = field(default_factory=set)  # the subagents working now
+
+    def bind(self, agent: Agent) -> None:
+        self.parent = agent
+
+    @property
+    def offers_task(self) -> bool:
+        return self.depth < self.max_depth
+
+    def _registry(self) -> ToolRegistry:
+        assert self.parent is not None, "the task tool runs for a bound agent"
+        return self.parent.calls.registry
+
+    def tools_of(self, definition: AgentDefinition) -> list[ToolSpec]:
+        """The tools a subagent of ``definition`` gets: those it names that this session
+        offers (all of them when it names none), the task tool only below the depth limit."""
+        registry = self._registry()
+        names = definition.tools if definition.tools is not None else registry.names()
+        child = self._child()
+        specs: list[ToolSpec] = []
+        for name in names:
+            spec = registry.get(name)
+            if spec is None:
+                continue
+            if name == TASK_TOOL:
+                if not child.offers_task:
+                    continue
+                spec = task_tool(child)
+            specs.append(spec)
+        return specs
+
+    def risk_of(self, definition: AgentDefinition) -> Risk:
+        """The highest risk among its tools; one that may start tasks itself is not a read."""
+        risks = [
+            Risk.EXECUTE if spec.name == TASK_TOOL else spec.risk
+            for spec in self.tools_of(definition)
+        ]
+        return _highest(risks)
+
+    def _child(self) -> Delegation:
+        return Delegation(
+            self.book,
+            self.max_depth,
+            self.depth + 1,
+            self.resolve_profile,
+            asking=self.asking,
+            running=self.running,
+        )
+
+    def listing(self) -> str:
+        """The agents on offer as the task tool's description lists them."""
+        return "\n".join(f"- {a.name}: {a.description}" for a in self.book.agents)
+
+    # -- one task --------------------------------------------------------------------------
+
+    def start(self, definition: AgentDefinition, call_id: str, description: str) -> Subagent:
+        """A subagent of ``definition`` for the task call ``call_id``; ValueError (a profile
+        that cannot be used) says why it cannot start."""
+        parent = self.parent
+        assert parent is not None
+        outer = parent.calls
+        child = self._child()
+        specs = self.tools_of(definition)
+        registry = ToolRegistry(specs)
+        recorder = SessionRecorder(_NestedWriter(parent.recorder, call_id, definition.name))
+        approver = getattr(outer.approver, "inner", outer.approver)
+        origin = f"subagent {definition.name} · task: {description}"
+        calls = CallRunner(
+            registry=registry,
+            context=outer.context,
+            policy=outer.policy,
+            approver=_OriginApprover(approver, origin, self.asking),
+            recorder=recorder,
+            output_cap=outer.output_cap,
+            max_argument_bytes=outer.max_argument_bytes,
+            config_path=outer.config_path,
+            gate=outer.gate,
+        )
+        calls.checkpoints = outer.checkpoints  # the session's records: a rewind undoes these too
+        calls.hooks = outer.hooks
+        protocol, provider, request = parent.protocol, parent.provider, parent.request
+        window = parent.context.window
+        if definition.profile is not None:
+            if self.resolve_profile is None:
+                raise ValueError(f"profile {definition.profile!r} cannot be used here")
+            target = self.resolve_profile(definition.profile)
+            protocol, provider, request, window = (
+                target.protocol,
+                target.provider,
+                target.request,
+                target.window,
+            )
+        if definition.model is not None and definition.model != request.model:
+            request = replace(request, model=definition.model)
+            known = builtin_window(definition.model)
+            window = ContextWindow(known, "table") if known is not None else ContextWindow()
+        request = replace(request, system=definition.prompt)
+        agent = Subagent(
+            protocol=protocol,
+            provider=provider,
+            request=request,
+            client=parent.client,
+            calls=calls,
+            tools=[ToolSchema(n, d, s) for n, d, s in registry.schemas()],
+            recorder=recorder,
+            settings=parent.settings,
+            context=ContextKeeper(replace(parent.context.settings, window=window)),
+        )
+        agent.cost = parent.cost  # the session's money: max_cost counts subagents too
+        child.bind(agent)
+        return agent
+
+    async def run(self, args: TaskArgs, ctx: ToolContext) -> ToolOutput:
+        definition = self.book.get(args.agent)
+        if definition is None:
+            names = ", ".join(a.name for a in self.book.agents) or "none"
+            return ToolOutput(f"no agent is named {args.agent!r}; agents: {names}", True)
+        assert self.parent is not None
+        mode = self.parent.calls.policy.mode
+        if plan.planning(mode) and self.risk_of(definition) is not Risk.READ:
+            return ToolOutput(
+                f"agent {definition.name} can change things: plan mode starts only read-only "
+                "agents",
+                True,
+            )
+        try:
+            agent = self.start(definition, ctx.call_id, args.description)
+        except ValueError as exc:
+            return ToolOutput(f"agent {definition.name} cannot start: {exc}", True)
+        report = ctx.report
+        answer = ""
+        ended: LoopEnded | None = None
+        self.running.add(agent)
+        try:
+            async with contextlib.aclosing(agent.send(args.prompt)) as events:
+                async for event in events:
+                    if report is not None:
+                        report(SubagentEvent(ctx.call_id, definition.name, event))
+                    if isinstance(event, TurnCompleted):
+                        answer = event.turn.text
+                    elif isinstance(event, LoopEnded):
+                        ended = event
+        finally:
+            self.running.discard(agent)
+        return task_result(definition.name, answer, ended)
+
+
+def task_result(agent: str, answer: str, ended: LoopEnded | None) -> ToolOutput:
+    """The task call's result: the subagent's answer, or why it has none."""
+    if ended is not None and ended.outcome == "complete":
+        return ToolOutput(answer.strip() or f"(agent {agent} finished without an answer)")
+    why = ended.message if ended is not None and ended.message else "it stopped"
+    if ended is not None and ended.outcome == "truncated":
+        why = f"its turn was cut short and nothing of that turn ran ({why})"
+    text = f"the task failed: agent {agent} did not finish: {why}"
+    if answer.strip():
+        text += f"\n[its last answer before that:]\n{answer.strip()}"
+    return ToolOutput(text, True)
+
+
+def task_tool(delegation: Delegation) -> ToolSpec:
+    """The task tool of the agent ``delegation`` works for (bound before the first call)."""
+
+    async def run(args: TaskArgs, ctx: ToolContext) -> ToolOutput:
+        return await delegation.run(args, ctx)
+
+    def risk_of(args: TaskArgs) -> Risk:
+        definition = delegation.book.get(args.agent)
+        return delegation.risk_of(definition) if definition is not None else Risk.READ
+
+    return ToolSpec(
+        name=TASK_TOOL,
+        description=(
+            "Start a subagent on a self-contained task (searching or reading much of the "
+            "workspace, a review, a run of the tests) with a context of its own; its final "
+            "answer is this call's result, so only that joins this conversation. It sees "
+            "nothing of this conversation: put everything it needs in prompt. Several tasks "
+            "of read-only agents in one turn run at the same time. Agents:\n" + delegation.listing()
+        ),
+        args_model=TaskArgs,
+        risk=Risk.READ,
+        run=run,
+        risk_of=risk_of,
+    )
