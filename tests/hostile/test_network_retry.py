@@ -34,13 +34,13 @@ from ..approval_prompt_app import screen_text
 from ..fake_provider import FakeProvider, Status
 from ..run_helpers import KEY, Home, JsonLines, LineReader, final, types
 from ..support.clock import ManualClock
+from ..support.waiting import WAIT_S
 from ..ui_app_helpers import KEY as APP_KEY
 from ..ui_app_helpers import AppEnv, running, send, wait_idle_agent, wait_text
 
 PROTOCOLS = list(wire.BUILDERS)
 CAP_S = 0.3  # the configured cap on a server's retry-after, in these tests
 BACKOFF_S = 0.05  # our own backoff's cap, in these tests
-SLACK_S = 1.5  # a shared machine may be slow to wake up; never early
 FAR_FUTURE = "Fri, 31 Dec 9999 23:59:59 GMT"
 
 
@@ -115,8 +115,9 @@ async def test_429_retry_after_is_waited_for_and_capped(
     [wait] = waits
     assert (wait.attempt, wait.why) == (2, "HTTP 429")
     assert math.isfinite(wait.seconds) and least <= wait.seconds <= most, wait
+    # Never early; how late is the machine's (the cap is what it announced, and slept: a wait
+    # past the cap shows in ``wait.seconds``, and a 1e9 s one never ends the turn's bound).
     assert gap >= wait.seconds, "re-sent before the wait was over"
-    assert gap < wait.seconds + SLACK_S
 
 
 @settings(max_examples=150, deadline=None)
@@ -193,13 +194,13 @@ async def test_esc_during_a_retry_wait_sends_nothing_more(tmp_path: Path) -> Non
     ) as h:
         before = asyncio.all_tasks()
         events: list[AgentEvent] = []
-        async with asyncio.timeout(LOOP_TIMEOUT_S):
+        async with asyncio.timeout(LOOP_TIMEOUT_S) as bound:
             async for event in h.agent.send("hello"):
                 events.append(event)
                 if isinstance(event, RetryWait):
-                    cancelled_at = time.monotonic()
                     h.agent.cancel()
-        assert time.monotonic() - cancelled_at < 2.0
+                    # Far below the 20 s asked for: a loop that slept it out fails here.
+                    bound.reschedule(asyncio.get_running_loop().time() + WAIT_S)
         check_order(events)
         assert isinstance(events[0], TurnStarted)
         [truncated] = of_type(events, TurnTruncated)
@@ -246,7 +247,7 @@ def test_run_json_shows_the_retry_wait_and_1e9_is_capped_at_the_configured_max(
         gap = _gap(server)
     assert done.code == 0, done.stderr
     assert event == {"type": "retry_wait", "seconds": CAP_S, "attempt": 2, "why": "HTTP 429"}
-    assert CAP_S <= gap < CAP_S + SLACK_S
+    assert gap >= CAP_S  # never early; the 1e9 s asked for was capped: the run ended (code 0)
     assert lines.seen[-1] == {"type": "loop_ended", "outcome": "complete", "message": ""}
     assert types(home.records()) == ["header", "user", "assistant"]
 

@@ -8,7 +8,6 @@ server sees the client go) and leaves no task of ours behind, in the agent loop 
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from ..fake_provider import (
     StallBeforeTerminal,
 )
 from ..run_helpers import write_call
+from ..support.waiting import WAIT_S
 from ..ui_app_helpers import KEY as APP_KEY
 from ..ui_app_helpers import (
     AppEnv,
@@ -64,7 +64,6 @@ from ..ui_app_helpers import call_ops as app_call_ops
 TARGET = "made.txt"
 CONTENT = "A" * 400  # long enough that a cut lands inside the arguments
 IDLE_S = 0.4
-SLACK_S = 2.0  # a shared machine may be slow to wake up; never early
 # 1 byte/s, scaled: one byte every DRIP_S, well inside the idle timeout, for longer than it.
 DRIP_S = 0.04
 DRIP_IDLE_S = 0.25
@@ -142,7 +141,7 @@ async def test_headers_then_silence_the_idle_watchdog_fires(protocol: str, tmp_p
         events, truncated, took = await _cut_turn(h)
         assert truncated.turn.error == "no data from the provider within the idle timeout"
         assert "idle timeout" in truncated.message
-        assert IDLE_S <= took < IDLE_S + SLACK_S
+        assert took >= IDLE_S  # never early; how late is the machine's (the error says why)
         await _assert_nothing_kept_nor_re_sent(h, events)
 
 
@@ -161,7 +160,7 @@ async def test_one_byte_per_second_drip_only_the_turn_deadline_stops_it(
         # Each byte kept the idle watchdog quiet for three times its timeout; the deadline cut it.
         assert f"passed its deadline of {DRIP_DEADLINE_S:g} s" in (truncated.turn.error or "")
         assert "deadline" in truncated.message
-        assert DRIP_DEADLINE_S <= took < DRIP_DEADLINE_S + SLACK_S
+        assert took >= DRIP_DEADLINE_S  # never early
         await _assert_nothing_kept_nor_re_sent(h, events)
 
 
@@ -300,14 +299,11 @@ async def test_esc_mid_stream_in_the_app_closes_the_response_and_leaves_no_task(
             await wait_text(pilot, "The first half of an answer")
             assert _our_tasks() - before, "the stream should be running now"
             assert server.connections_open == 1
-            pressed = time.monotonic()
             await pilot.press("escape")
-            await wait_idle_agent(pilot)
-            assert await asyncio.to_thread(server.wait_connections, 0, 5.0)
-            assert time.monotonic() - pressed < 5.0
+            await wait_idle_agent(pilot)  # the stall holds the response forever: this is Esc's
+            assert await asyncio.to_thread(server.wait_connections, 0, WAIT_S)
             await wait_text(pilot, "your message is back in the input")
-            await pilot.pause(0.1)
-            assert _our_tasks() - before == set()
+            await wait_for(pilot, lambda: not _our_tasks() - before, "our tasks to end")
             assert not [w for w in app.workers if w.state in _LIVE]
             assert prompt_text(app) == "tell me something"
             assert app.host is not None and app.host.agent.messages == []
