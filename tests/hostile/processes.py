@@ -1,28 +1,24 @@
-"""Watching the processes a test's commands start, and the event loop while they run.
+"""Watching the processes a test's commands start.
 
 ``marked`` (the ``marker`` fixture) puts a variable in the environment the commands
 inherit, so scanning /proc/*/environ finds every process they started, whichever group it
-ended up in; ``LoopWatch`` measures how long the event loop went without serving.
+ended up in.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
 import time
 import uuid
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
 T = TypeVar("T")
-# The event loop must keep serving while a command floods or is killed: the longest gap between
-# two 10 ms ticks, with a generous margin for 2 shared, busy cores.
-MAX_LOOP_LAG_S = 0.5
 
 
 def marked(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
@@ -55,29 +51,3 @@ def running_with(marker: str) -> list[int]:
         if marker.encode() in environ and stat[stat.rindex(")") + 2] not in "ZX":
             found.append(int(entry))
     return found
-
-
-class LoopWatch:
-    """Ticks every 10 ms and records the longest gap: how long the loop was not serving."""
-
-    def __init__(self) -> None:
-        self.worst = 0.0
-        self.ticks = 0
-
-    async def run(self) -> None:
-        last = time.monotonic()
-        while True:
-            await asyncio.sleep(0.01)
-            now = time.monotonic()
-            self.worst = max(self.worst, now - last)
-            self.ticks += 1
-            last = now
-
-
-async def watched(work: Awaitable[T]) -> tuple[T, LoopWatch]:
-    watch = LoopWatch()
-    ticker = asyncio.create_task(watch.run())
-    try:
-        return await work, watch
-    finally:
-        ticker.cancel()

@@ -4,8 +4,8 @@ Esc kills every process the command started. Driven by Pilot against the fake pr
 
 from __future__ import annotations
 
-import asyncio
-import time
+import contextlib
+from pathlib import Path
 
 from textual import events
 
@@ -25,12 +25,21 @@ from ..ui_app_helpers import (
     wait_for,
     wait_idle_agent,
 )
-from .processes import MAX_LOOP_LAG_S, LoopWatch, running_with
+from .processes import running_with
 
 PROTOCOL = "openai-chat"
 CHILDREN = 50
 # 50 sleeping children, then an endless flood of output on stdout.
 FLOOD = f"for i in $(seq {CHILDREN}); do sleep 60 & done; yes 'flooding the pipe'"
+
+
+def _programs(marker: str) -> set[str]:
+    """The names of the processes the test's commands started."""
+    names = set()
+    for pid in running_with(marker):
+        with contextlib.suppress(OSError):
+            names.add(Path(f"/proc/{pid}/comm").read_text().strip())
+    return names
 
 
 async def test_the_app_stays_responsive_while_a_command_floods_and_esc_kills_the_group(
@@ -47,33 +56,23 @@ async def test_the_app_stays_responsive_while_a_command_floods_and_esc_kills_the
             await wait_for(
                 pilot, lambda: len(running_with(marker)) > CHILDREN, "the command and children"
             )
-            watch = LoopWatch()
-            ticker = asyncio.create_task(watch.run())
-            try:
-                began = time.monotonic()
-                box = app.query_one(PromptInput)
-                box.focus()
-                for char in "still here":  # each key reaches the box at once
-                    before, sent = box.text, time.monotonic()
-                    # Posted as the terminal driver does; Pilot's press would also wait for the
-                    # whole app to go idle, which a running command's card never lets it do.
-                    app.post_message(events.Key(char, char))
-                    while box.text == before and time.monotonic() - sent < MAX_LOOP_LAG_S:
-                        await asyncio.sleep(0.002)
-                    latency = time.monotonic() - sent
-                    assert latency < MAX_LOOP_LAG_S, f"{char!r} took {latency:.3f} s"
-                await wait_for(pilot, lambda: "still here" in screen_text(app), "typed text")
-                while time.monotonic() - began < 1.0:  # the flood goes on meanwhile
-                    await asyncio.sleep(0.05)
-            finally:
-                ticker.cancel()
-            assert watch.ticks > 20 and watch.worst < MAX_LOOP_LAG_S, watch.worst
+            await wait_for(pilot, lambda: "yes" in _programs(marker), "the flood")
+            box = app.query_one(PromptInput)
+            box.focus()
+            # The flood never ends by itself: keys that reach the box while it pours in prove
+            # the event loop serves (a loop held by the output would never show them).
+            for char in "still here":
+                # Posted as the terminal driver does; Pilot's press would also wait for the
+                # whole app to go idle, which a running command's card never lets it do.
+                app.post_message(events.Key(char, char))
+            await wait_for(pilot, lambda: box.text == "still here", "the typed keys")
+            await wait_for(pilot, lambda: "still here" in screen_text(app), "typed text")
             assert card.state == "running" and "running: run_command" in screen_text(app)
-            started = time.monotonic()
+            assert "yes" in _programs(marker)  # the flood goes on meanwhile
             await pilot.press("escape")
             await wait_idle_agent(pilot)
+            # Bounded far below the children's 60 s: a command waited out fails here.
             await wait_for(pilot, lambda: not running_with(marker), "every process to be gone")
-            assert time.monotonic() - started < 10.0
             assert card.state == "interrupted"
             assert "still here" in box.text  # what the user typed is kept
             assert len(server.requests) == 1  # the loop waits for the user
