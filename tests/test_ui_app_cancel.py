@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import time
-
 from tui_agent.agent.call_results import INTERRUPTED
 
 from .approval_prompt_app import screen_text
@@ -47,11 +45,10 @@ async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
             await wait_for(pilot, lambda: card.state == "running", "the running card")
             assert "running: run_command" in screen_text(app)
             assert alive(pid)
-            started = time.monotonic()
             await pilot.press("escape")
+            # Both bounded far below the sleep's 30 s: a command waited out fails them.
             await wait_idle_agent(pilot)
-            await wait_for(pilot, lambda: not alive(pid), "the command to be killed", timeout=10.0)
-            assert time.monotonic() - started < 10.0
+            await wait_for(pilot, lambda: not alive(pid), "the command to be killed")
             assert card.state == "interrupted"
             assert "interrupted: run_command" in screen_text(app)
             assert len(server.requests) == 1  # the loop waits for the user
