@@ -68,10 +68,20 @@ class Recorder:
 
     async def seen(self, kind: str, timeout: float = START_TIMEOUT_S) -> Any:
         """The first update of ``kind`` (``tool_call``...), once it came."""
+        return await self._first(lambda u: u.session_update == kind, timeout)
 
+    async def seen_status(self, call_id: str, status: str, timeout: float = START_TIMEOUT_S) -> Any:
+        """The first update that gives the call ``status``, once it came."""
+
+        def wanted(update: Any) -> bool:
+            return getattr(update, "tool_call_id", None) == call_id and update.status == status
+
+        return await self._first(wanted, timeout)
+
+    async def _first(self, wanted: Any, timeout: float) -> Any:
         async def first() -> Any:
             while True:
-                found = [u for u in self.updates if u.session_update == kind]
+                found = [u for u in self.updates if wanted(u)]
                 if found:
                     return found[0]
                 self._updated.clear()

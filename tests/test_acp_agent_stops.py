@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -129,3 +130,33 @@ async def test_an_answer_cut_at_the_token_limit_ends_with_max_tokens(home: Home)
     assert client.asked == []
     assert client.text() == "I will write "
     assert _types(home) == ["header", "user", "truncated"]
+
+
+def _command_call(command: str, call_id: str = "call_C") -> list[Any]:
+    arguments = json.dumps({"command": command})
+    return [("call", 0, call_id, "run_command"), ("args", 0, arguments), ("close", 0)]
+
+
+async def test_cancel_while_a_command_runs_stops_it(home: Home) -> None:
+    client = Recorder(answers=["allow_once"])
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply(_command_call("sleep 60"), stop="tool_calls"))
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            prompt = await _prompt_task(agent, session_id, "wait a minute")
+            await client.seen_status("call_C", "in_progress")
+            await agent.conn.cancel(session_id=session_id)
+            response = await asyncio.wait_for(prompt, WAIT_S)
+        server.assert_all_consumed()
+    assert response.stop_reason == "cancelled"
+    assert _statuses(client.of_call("call_C"))[-1] == "failed"
+    (result,) = [r for r in _records(home) if r["type"] == "tool_result"]
+    assert result["status"] == "interrupted"
+    assert len(server.requests) == 1  # the model was not sent the result: the turn ended
+
+
+def test_a_profile_that_is_not_there_is_a_usage_error(home: Home) -> None:
+    done = home.run_argv([sys.executable, "-m", "tui_agent.cli", "acp", "--profile", "nope"])
+    assert done.code == 1
+    assert "tui-agent acp:" in done.stderr and "nope" in done.stderr
+    assert done.stdout == ""
