@@ -49,6 +49,8 @@ def test_the_card_has_no_way_to_take_argument_text() -> None:
         "set_arguments_summary": ["text"],  # one short line, after the turn completed
         "add_hook": ["line"],  # a hook's verdict: hooks run only once the turn completed
         "set_result": ["output", "is_error"],
+        "subagent_model": ["agent"],  # a task's subagent: its complete turns' calls only
+        "subagent_changed": [],
         "snapshot": [],
     }
     assert list(inspect.signature(ToolCallCard).parameters) == [

@@ -20,6 +20,7 @@ from ..agent.events import (
     HookFinished,
     LoopEnded,
     Notice,
+    SubagentEvent,
     ToolFinished,
     ToolStarted,
     TurnCompleted,
@@ -220,6 +221,8 @@ class EventRouter:
                 self.panel.set_state(event.call_id, event.status)
             case HookFinished():
                 self._hook(event)
+            case SubagentEvent():
+                self._subagent(event)
             case ResultsCut():
                 self.transcript.add_notice(event.text(), "warning")
             case Notice():
@@ -351,6 +354,14 @@ class EventRouter:
         elif event.verdict != "ok":
             level = "warning" if event.verdict in ("failed", "timed out") else "info"
             self.transcript.add_notice(line, level)
+
+    def _subagent(self, event: SubagentEvent) -> None:
+        """A subagent's event on its task's card (``subagent_progress.py``)."""
+        from .subagent_progress import follow
+
+        card = self._by_id.get(event.call_id)
+        if card is not None and follow(card.subagent_model(event.agent), event.event):
+            card.subagent_changed()
 
     def _card(self, call_id: str, apply: Any) -> None:
         card = self._by_id.get(call_id)

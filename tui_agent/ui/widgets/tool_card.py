@@ -26,6 +26,7 @@ from textual.widgets import Static
 
 from ..arming import Clock, clock
 from ..sanitize import exact_text, safe_text
+from .subagent_view import SubagentModel, SubagentView
 from .tool_result import ToolResultView
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -63,6 +64,7 @@ class ToolCallModel:
     is_error: bool = False
     expanded: bool = False
     hooks: list[str] = field(default_factory=list)  # one line per hook that ran, in order
+    subagent: SubagentModel | None = None  # a task call's subagent, once it started
     phase_started: float = 0.0  # clock time the current preparing or running phase began
     ran_for: float | None = None  # seconds the tool ran, once it stopped
     view: ToolCallCard | None = field(default=None, repr=False)
@@ -181,6 +183,7 @@ class ToolCallCard(Vertical):
         self._hooks = Static(classes="hooks")
         self._shown_hooks = 0
         self._result: ToolResultView | None = None
+        self._subagent: SubagentView | None = None
         self._timer: Timer | None = None
         self._shown_state = ""
         self._shown_detail = ""
@@ -228,6 +231,19 @@ class ToolCallCard(Vertical):
         """A hook ran for this call: one line saying which, and its verdict."""
         self.model.hooks.append(line)
         self._update()
+
+    def subagent_model(self, agent: str) -> SubagentModel:
+        """The task call's subagent (made the first time it is asked for); the router changes
+        it and calls ``subagent_changed``."""
+        if self.model.subagent is None:
+            self.model.subagent = SubagentModel(agent)
+            self._update()
+        return self.model.subagent
+
+    def subagent_changed(self) -> None:
+        view = self.model.view
+        if view is not None and view._subagent is not None:
+            view._subagent.refresh(layout=True)
 
     def set_arguments_summary(self, text: str) -> None:
         """One short line about the complete, validated arguments (e.g. a path)."""
@@ -298,6 +314,12 @@ class ToolCallCard(Vertical):
             self._shown_hooks = len(model.hooks)
             self.set_class(bool(model.hooks), "-has-hooks")
             self._hooks.update(safe_text("\n".join(model.hooks)))
+        if model.subagent is not None and self._subagent is None:
+            self._subagent = SubagentView(model.subagent, STATES)
+            if self._result is not None:
+                self.mount(self._subagent, before=self._result)
+            else:
+                self.mount(self._subagent)
         if model.output is not None and self._result is None:
             self._result = ToolResultView(model)
             self.mount(self._result)

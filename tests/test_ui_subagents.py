@@ -1,0 +1,71 @@
+"""Subagents in the real app against the fake provider: the task call is asked, then the
+subagent's own call on the same armed prompt, which names the subagent and its task; the
+task's card shows the subagent (its agent, turns, calls and tokens) collapsed, and Enter opens
+its calls."""
+
+from __future__ import annotations
+
+from tui_agent.ui.widgets.subagent_view import SubagentView
+
+from .approval_prompt_app import screen_text
+from .fake_provider import FakeProvider, Reply
+from .ui_app_helpers import (
+    KEY,
+    AppEnv,
+    answer,
+    armed_prompt,
+    call_ops,
+    cards,
+    running,
+    send,
+    wait_for,
+    wait_idle_agent,
+    wait_text,
+)
+
+PROTOCOL = "openai-chat"
+TASK = {"description": "read the notes", "prompt": "Read notes.txt", "agent": "explore"}
+
+
+async def test_a_subagents_call_is_approved_on_the_armed_prompt_with_its_agent_named(
+    env: AppEnv,
+) -> None:
+    (env.workspace / "notes.txt").write_text("the word is plum\n")
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        server.script(
+            Reply(call_ops(("call_T", "task", TASK))),
+            Reply(call_ops(("sub_R", "read_file", {"path": "notes.txt"}))),
+            answer(PROTOCOL, "The notes say plum."),
+            answer(PROTOCOL, "It is plum."),
+        )
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "what do the notes say?")
+            prompt = await armed_prompt(pilot)
+            assert prompt.request.tool_name == "task" and prompt.request.origin == ""
+            await pilot.press("y")
+            await wait_for(
+                pilot,
+                lambda: any(p.request.origin for p in app.query("ApprovalPrompt")),
+                "the subagent's question",
+            )
+            prompt = await armed_prompt(pilot)
+            assert prompt.request.tool_name == "read_file"
+            text = screen_text(app)
+            assert "subagent explore · task: read the notes" in text
+            await pilot.press("y")
+            await wait_idle_agent(pilot)
+            await wait_text(pilot, "It is plum.")
+            (card,) = cards(app)
+            assert card.state == "done"
+            view = card.query_one(SubagentView)
+            shown = screen_text(app)
+            assert "subagent explore" in shown and "1 call" in shown and "finished" in shown
+            assert "read_file" not in str(view.render())  # collapsed: the calls not listed
+            view.focus()
+            await pilot.press("enter")
+            assert view.model.expanded
+            assert "done: read_file" in str(view.render())
+        results = [r for r in env.records() if r["type"] == "tool_result"]
+        assert [r["call_id"] for r in results] == ["call_T"]
+        nested = [r for r in env.records() if r["type"] == "subagent"]
+        assert {r["record"]["type"] for r in nested} >= {"user", "assistant", "tool_result"}
