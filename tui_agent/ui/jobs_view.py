@@ -4,9 +4,12 @@ and the palette's "Jobs: stop N" stop one (the row is in the actions' table, act
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from ..tools.jobs import Job, JobTable
 from .shell import Entry, Shell
+
+if TYPE_CHECKING:  # the tools load with the session, not with the first screen
+    from ..tools.jobs import Job, JobTable
 
 
 def _table(app: Shell) -> JobTable | None:
