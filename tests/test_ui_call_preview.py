@@ -141,3 +141,24 @@ def test_editable_arguments_are_the_same_value_without_hidden_characters() -> No
     text = editable_arguments(arguments)
     assert not any(is_hidden(char) for char in text)
     assert json.loads(text) == arguments
+
+
+def test_a_background_command_says_it_keeps_running(ctx: ToolContext) -> None:
+    preview = build_preview("run_command", {"command": "serve", "background": True}, ctx)
+    assert "IN THE BACKGROUND" in preview.heading.plain
+    assert any("keeps running after this call" in note for note in preview.notes)
+    plain = build_preview("run_command", {"command": "serve"}, ctx)
+    assert "BACKGROUND" not in plain.heading.plain
+
+
+def test_web_fetch_shows_the_exact_url_and_a_look_alike_host(ctx: ToolContext) -> None:
+    preview = build_preview("web_fetch", {"url": "https://docs.example/a?b=1"}, ctx)
+    assert preview.body.plain == "https://docs.example/a?b=1"
+    assert preview.heading.plain == "URL, fetched exactly as shown"
+    assert preview.notes == (
+        "fetched by the app itself, not in the sandbox; no key or cookie is sent",
+    )
+    idn = build_preview("web_fetch", {"url": "https://bücher.example/"}, ctx)
+    assert (
+        idn.notes[0] == "the host is not plain ASCII: the network reads it as xn--bcher-kva.example"
+    )

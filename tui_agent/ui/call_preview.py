@@ -25,6 +25,7 @@ from .file_change import FileChange, edit_change, write_change
 from .sanitize import ESCAPE_STYLE, exact_text, replace_hidden
 
 PreviewKind = Literal["json", "command", "diff", "content"]
+WEB_FETCH = "web_fetch"
 
 # A JSON \u escape of a control character, not preceded by an escaping backslash.
 _JSON_CONTROL = re.compile(r"(?<!\\)(?:\\\\)*(\\u00(?:[01][0-9a-f]|7f))")
@@ -53,6 +54,8 @@ def build_preview(tool_name: str, arguments: Mapping[str, Any], ctx: ToolContext
     command = arguments.get(COMMAND_ARGUMENT)
     if tool_name == SHELL_TOOL and isinstance(command, str):
         return _command_preview(command, arguments)
+    if tool_name == WEB_FETCH and isinstance(arguments.get("url"), str):
+        return _url_preview(arguments["url"])
     path = arguments.get("path")
     content = arguments.get("content")
     if tool_name == "write_file" and isinstance(path, str) and isinstance(content, str):
@@ -92,6 +95,8 @@ def recorded_preview(tool_name: str, arguments: Mapping[str, Any]) -> CallPrevie
     command = arguments.get(COMMAND_ARGUMENT)
     if tool_name == SHELL_TOOL and isinstance(command, str):
         return _command_preview(command, arguments)
+    if tool_name == WEB_FETCH and isinstance(arguments.get("url"), str):
+        return _url_preview(arguments["url"])
     return CallPreview("json", Text("arguments"), json_text(arguments))
 
 
@@ -156,6 +161,22 @@ def _command_preview(command: str, arguments: Mapping[str, Any]) -> CallPreview:
             "(/jobs, or the model's stop_job) or the session ends"
         )
     return CallPreview("command", heading, body, tuple(notes))
+
+
+def _url_preview(url: str) -> CallPreview:
+    """web_fetch: the exact URL, and its host as the network sees it when it is written with
+    other than ASCII letters (a look-alike of a known name shows as xn--...)."""
+    import httpx  # not at import: the app's first frame does not need it
+
+    notes = ["fetched by the app itself, not in the sandbox; no key or cookie is sent"]
+    try:
+        host = httpx.URL(url).raw_host.decode("ascii")
+    except (httpx.InvalidURL, UnicodeDecodeError, ValueError):
+        host = ""
+    if "xn--" in host.lower():
+        notes.insert(0, f"the host is not plain ASCII: the network reads it as {host}")
+    heading = Text("URL, fetched exactly as shown")
+    return CallPreview("command", heading, exact_text(url, "bold"), tuple(notes))
 
 
 def _change_preview(change: FileChange) -> CallPreview:

@@ -1,5 +1,5 @@
-"""The tools every session has: reading, listing, searching and editing files, and a shell
-(with its background jobs)."""
+"""The tools every session has: reading, listing, searching and editing files, a shell
+(with its background jobs), and fetching a web page."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from .list_dir import LIST_DIR
 from .read_file import READ_FILE
 from .run_command import RUN_COMMAND
 from .search_text import SEARCH_TEXT
+from .web_fetch import WEB_FETCH
 from .write_file import WRITE_FILE
 
 BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
@@ -21,6 +22,7 @@ BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
     RUN_COMMAND,
     JOB_OUTPUT,
     STOP_JOB,
+    WEB_FETCH,
 )
 
 __all__ = ["BUILTIN_TOOLS"]
