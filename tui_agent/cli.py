@@ -134,7 +134,18 @@ def _add_profile_flags(parser: argparse.ArgumentParser) -> None:
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     from .approval.approver import HEADLESS_MODES
 
-    parser.add_argument("prompt", help="the message to send")
+    parser.add_argument(
+        "prompt",
+        help="the message to send; each @path in it that names a file of the workspace is "
+        "attached (text, or a PNG, JPEG, GIF or WebP image)",
+    )
+    parser.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach FILE (text or image) to the message; may be repeated",
+    )
     parser.add_argument(
         "--approve",
         choices=list(HEADLESS_MODES),

@@ -35,10 +35,13 @@ from ..agent.events import (
 from ..approval.approver import HeadlessApprover
 from ..config import ConfigError
 from ..context.events import context_line
+from ..conversation import Attachment, attachment_label
+from ..prompting.attachments import AttachError, mentioned_paths, read_attachments
 from ..session import Redactor, SessionError
 from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
 from ..text.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
+from ..tools.spec import ToolContext
 from ..transport import RetryWait
 from ..wiring.host import open_host
 from ..wiring.host_options import HostOptions
@@ -115,7 +118,14 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
     degraded_at_start = host.writer.degraded
     outcome = "truncated"
     try:
-        async for event in host.agent.send(args.prompt):
+        attachments = _attachments(args, host.agent.calls.context)
+    except AttachError as exc:
+        await host.close()
+        return _fail(f"not attached, nothing sent: {exc}")
+    for attachment in attachments:
+        out.event(Notice(f"attached {attachment_label(attachment)}", "info"))
+    try:
+        async for event in host.agent.send(args.prompt, attachments):
             out.event(event)
             if isinstance(event, LoopEnded):
                 outcome = event.outcome
@@ -126,6 +136,13 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
         out.event(Notice(degraded, "warning"))
     out.finish()
     return EXIT_OK if outcome == "complete" else EXIT_TRUNCATED
+
+
+def _attachments(args: argparse.Namespace, ctx: ToolContext) -> tuple[Attachment, ...]:
+    """The files ``--attach`` names (relative to the current folder), then the prompt's
+    ``@path`` words that name files of the workspace."""
+    named = [os.path.abspath(path) for path in getattr(args, "attach", None) or []]
+    return read_attachments([*named, *mentioned_paths(args.prompt, ctx.workspace)], ctx)
 
 
 async def _run_agent(args: argparse.Namespace, shown: list[_Printer]) -> int:

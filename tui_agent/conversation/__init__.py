@@ -7,6 +7,7 @@ from .messages import (
     Message,
     ToolResultMessage,
     UserMessage,
+    attachment_label,
     shown_size,
 )
 
@@ -17,5 +18,6 @@ __all__ = [
     "Message",
     "ToolResultMessage",
     "UserMessage",
+    "attachment_label",
     "shown_size",
 ]

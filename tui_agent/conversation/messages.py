@@ -44,7 +44,7 @@ def shown_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"
     if size < 1024 * 1024:
-        return f"{size / 1024:.0f} KB"
+        return f"{size / 1024:.1f} KB"
     return f"{size / (1024 * 1024):.1f} MB"
 
 
@@ -72,6 +72,20 @@ class Attachment:
             )
         cut = ' truncated="true"' if self.truncated else ""
         return f'<attached_file path="{path}"{cut}>\n{self.text}\n</attached_file>'
+
+    def sent(self) -> str:
+        """What is sent of it, for a chip: ``(1.2 KB, cut)``, ``(PNG 1568x882, 240.0 KB,
+        scaled down)``."""
+        if self.image is not None:
+            scaled = ", scaled down" if self.image.scaled else ""
+            return f"({self.image.describe()}{scaled})"
+        cut = ", cut" if self.truncated else ""
+        return f"({shown_size(len(self.text.encode('utf-8', 'replace')))}{cut})"
+
+
+def attachment_label(attachment: Attachment) -> str:
+    """``notes.txt (1.2 KB)``: the file and what is sent of it."""
+    return f"{attachment.path} {attachment.sent()}"
 
 
 @dataclass(frozen=True, slots=True)

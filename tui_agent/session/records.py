@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..call_outcome import CallStatus, DecidedBy, DecisionKind
 
@@ -53,6 +53,14 @@ class HeaderRecord(_Record):
     api_key_env: str | None = None
 
 
+def _without(data: Any, key: str, empty: Any) -> dict[str, Any]:
+    """``data`` without ``key`` when it holds ``empty``."""
+    assert isinstance(data, dict)
+    if key in data and data[key] == empty:
+        del data[key]
+    return data
+
+
 class StoredImage(BaseModel):
     """An image sent to the model, kept in the data folder's image store under its SHA-256
     (images/store.py): the session file names it, never holds its bytes."""
@@ -76,7 +84,11 @@ class AttachedFile(BaseModel):
     path: str  # relative to the workspace, '/'-separated
     text: str
     truncated: bool = False
-    image: StoredImage | None = None
+    image: StoredImage | None = None  # left out of the line when None: text lines as before
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without(handler(self), "image", None)
 
 
 class UserRecord(_Record):
@@ -147,6 +159,10 @@ class ToolResultRecord(_Record):
     is_error: bool = False
     status: CallStatus = "done"
     images: list[StoredImage] = Field(default_factory=list)  # returned by the tool
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without(handler(self), "images", [])  # a result without images as before
 
 
 class ToolStartRecord(_Record):

@@ -1,7 +1,8 @@
 """The files attached to the message being written, as chips above the message box.
 
-A chip shows the file's path and size. Click it (or focus it and press Enter) to see what will
-be sent; click its ✕ (or press Delete, Backspace or x on it) to remove it."""
+A chip shows the file's path and the size sent (an image's type and pixel size too). Click it
+(or focus it and press Enter) to see what will be sent; click its ✕ (or press Delete, Backspace
+or x on it) to remove it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...conversation import Attachment
+from ...conversation import Attachment, ImagePart
 from ..sanitize import safe_text, visible_line
 
 if TYPE_CHECKING:
@@ -23,10 +24,17 @@ if TYPE_CHECKING:
 
 
 def chip_label(attachment: Attachment) -> str:
-    size = len(attachment.text.encode("utf-8", "replace"))
-    shown = f"{size / 1024:.1f} KB" if size >= 1024 else f"{size} B"
-    cut = ", cut" if attachment.truncated else ""
-    return f"@{visible_line(attachment.path)} ({shown}{cut})"
+    """``@notes.txt (1.2 KB)``, ``@shot.png (PNG 1568x882, 240.0 KB, scaled down)``: the
+    size sent, never the image's bytes."""
+    return f"@{visible_line(attachment.path)} {attachment.sent()}"
+
+
+def image_note(image: ImagePart) -> str:
+    scaled = " It was scaled down to fit what providers take." if image.scaled else ""
+    return (
+        f"An image: {image.describe()}, sent to the model as an image.{scaled} "
+        "Its pixels are not drawn here."
+    )
 
 
 def show_attachments(transcript: Transcript, attachments: tuple[Attachment, ...]) -> None:
@@ -126,7 +134,10 @@ class AttachmentView(ModalScreen[None]):
         with VerticalScroll():
             note = " — only its start is attached" if self.attachment.truncated else ""
             yield Static(f"{chip_label(self.attachment)}{note} · Esc closes", markup=False)
-            yield Static(safe_text(self.attachment.text))
+            if self.attachment.image is not None:
+                yield Static(image_note(self.attachment.image), markup=False)
+            else:
+                yield Static(safe_text(self.attachment.text))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,73 @@
+"""`tui-agent run` attaches files by `@path` in its prompt and by `--attach FILE` (text and
+images alike); an image that cannot be sent stops the run before anything is sent, and a
+resumed session sends its images again from the data folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tui_agent.images import prepare_image
+
+from .fake_provider import FakeProvider
+from .image_helpers import png
+from .run_helpers import KEY, Home, final
+
+pytestmark = pytest.mark.heavy
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    made = Home(tmp_path)
+    (made.workspace / "shot.png").write_bytes(png(16, 9))
+    (made.workspace / "notes.txt").write_text("the notes\n", encoding="utf-8")
+    return made
+
+
+def test_run_attaches_at_paths_and_files_and_resume_sends_them_again(home: Home) -> None:
+    shot = prepare_image(png(16, 9), "shot.png")
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(final("anthropic", "A red square."), final("anthropic", "Still red."))
+        done = home.run(server, "what is in @shot.png?", "--attach", "notes.txt")
+        assert done.code == 0, done.stderr
+        assert f"attached shot.png (PNG 16x9, {len(shot.data)} B)" in done.stderr
+        assert "attached notes.txt (10 B)" in done.stderr
+        content = server.requests[0].json["messages"][0]["content"]
+        assert [block["type"] for block in content] == ["text", "text", "text", "image"]
+        assert content[3]["source"] == {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": shot.base64(),
+        }
+        (session,) = home.sessions()
+        assert shot.base64()[:60] not in session.read_text("utf-8")
+        stored = home.data / "tui-agent" / "images" / f"{shot.digest}.png"
+        assert stored.read_bytes() == shot.data and (stored.stat().st_mode & 0o777) == 0o600
+        user = next(r for r in home.records(session) if r["type"] == "user")
+        assert user["attachments"][1]["image"]["digest"] == shot.digest
+        again = home.run(server, "and now?", "--session", str(session))
+        assert again.code == 0, again.stderr
+        assert json.dumps(server.requests[1].json).count(shot.base64()) == 1
+
+
+def test_a_corrupt_image_stops_the_run_before_anything_is_sent(home: Home) -> None:
+    (home.workspace / "bad.png").write_bytes(png(40, 40)[:70])
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        done = home.run(server, "look", "--attach", "bad.png")
+        assert done.code == 1
+        assert "not attached, nothing sent: bad.png is a corrupt or truncated image" in done.stderr
+        assert server.requests == []
+    assert home.sessions() == []  # nothing was sent, so no session is kept
+
+
+def test_an_at_word_that_is_no_file_is_only_text(home: Home) -> None:
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(final("openai-chat", "Hi."))
+        done = home.run(server, "ask @someone, then @notes.txt.")
+        assert done.code == 0, done.stderr
+        content = server.requests[0].json["messages"][-1]["content"]
+        assert content[0] == {"type": "text", "text": "ask @someone, then @notes.txt."}
+        assert content[1]["text"].startswith('<attached_file path="notes.txt">')
+        assert len(content) == 2
