@@ -1,6 +1,6 @@
 """`tui-agent acp` as a subprocess, driven by the ACP SDK's own client, against the fake
 provider: what it advertises, a prompt answered with text, saved as any session, listed by
-`tui-agent sessions`, loaded again (session/load) and continued."""
+`tui-agent sessions`, loaded again (session/load) and continued; the files a prompt names."""
 
 from __future__ import annotations
 
@@ -8,6 +8,12 @@ import json
 import sys
 
 import pytest
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
 
 from .acp_helpers import acp_agent
 from .fake_provider import FakeProvider, Reply
@@ -25,7 +31,7 @@ async def test_initialize_advertises_what_is_served(home: Home) -> None:
     assert capabilities.load_session is True
     prompts = capabilities.prompt_capabilities
     assert prompts is not None
-    assert (prompts.image, prompts.audio, prompts.embedded_context) == (False, False, False)
+    assert (prompts.image, prompts.audio, prompts.embedded_context) == (False, False, True)
     assert init.agent_info is not None and init.agent_info.name == "tui-agent"
     assert home.sessions() == []  # a client that never prompted leaves no session behind
 
@@ -86,3 +92,42 @@ async def test_a_saved_session_is_listed_loaded_and_goes_on(home: Home) -> None:
     sent = server.requests[-1].json
     assert "when do we ship?" in json.dumps(sent)  # the model saw the conversation so far
     assert len(home.sessions()) == 1
+
+
+async def test_files_the_prompt_names_are_attached_as_the_apps_mentions(home: Home) -> None:
+    (home.workspace / "notes.txt").write_text("ship on friday\n", encoding="utf-8")
+    (home.root / "outside.txt").write_text("not for the model\n", encoding="utf-8")
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(final(server.protocol, "Noted."))
+        async with acp_agent(home, server) as agent:
+            session_id = await agent.new_session(home.workspace)
+            blocks = [
+                TextContentBlock(type="text", text="what do these say?"),
+                ResourceContentBlock(
+                    type="resource_link", name="notes", uri=(home.workspace / "notes.txt").as_uri()
+                ),
+                ResourceContentBlock(
+                    type="resource_link", name="out", uri=(home.root / "outside.txt").as_uri()
+                ),
+                EmbeddedResourceContentBlock(
+                    type="resource",
+                    resource=TextResourceContents(
+                        uri=(home.workspace / "draft.md").as_uri(), text="unsaved draft text"
+                    ),
+                ),
+            ]
+            response = await agent.conn.prompt(session_id=session_id, prompt=blocks)
+        server.assert_all_consumed()
+    assert response.stop_reason == "end_turn"
+    sent = json.dumps(server.requests[-1].json)
+    assert "ship on friday" in sent and "notes.txt" in sent
+    assert "unsaved draft text" in sent and "draft.md" in sent
+    assert "not for the model" not in sent  # outside the workspace: only its address
+    assert (home.root / "outside.txt").as_uri() in sent
+    assert "not attached" in agent.stderr()
+    (user,) = [
+        json.loads(line)
+        for line in home.sessions()[0].read_text("utf-8").splitlines()
+        if json.loads(line)["type"] == "user"
+    ]
+    assert [a["path"] for a in user["attachments"]] == ["notes.txt", "draft.md"]

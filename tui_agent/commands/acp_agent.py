@@ -48,12 +48,10 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
-    ResourceContentBlock,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
     StopReason,
-    TextContentBlock,
 )
 
 from ..agent.events import LoopEnded, Notice, TurnTruncated
@@ -66,6 +64,7 @@ from ..transport import RetryWait
 from ..wiring.host import SessionHost, open_host
 from ..wiring.host_options import HostOptions
 from .acp_approver import AcpApprover
+from .acp_prompt import PromptMessage, prompt_message
 from .acp_updates import CallViews, TurnUpdates
 from .exit_status import EXIT_OK, EXIT_USAGE
 
@@ -184,15 +183,15 @@ class AcpAgent:
         client_info: Any = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        # What is served: text prompts (and resource links as their address), session/load;
-        # no images, audio or embedded resources, no MCP servers of the client's, no
-        # authentication (the profile's key comes from the environment, as for `run`).
+        # What is served: text prompts, resource links and embedded text resources (attached
+        # as the app's @ files: acp_prompt.py), session/load; no images or audio, no MCP
+        # servers of the client's, no authentication (the key is the environment's, as `run`).
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=False
+                    image=False, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=False, sse=False),
             ),
@@ -245,10 +244,13 @@ class AcpAgent:
         session = self._session(session_id)
         if session.busy:
             raise RequestError.invalid_request({"message": PROMPT_BUSY})
-        text = _prompt_text(prompt)
         session.busy, session.cancelling = True, False
         try:
-            ended = await self._turn(session, text)
+            context = session.host.agent.calls.context
+            message = await asyncio.to_thread(prompt_message, prompt, context, _say)
+            if session.cancelling:  # cancelled while its files were read: nothing was sent
+                return PromptResponse(stop_reason="cancelled")
+            ended = await self._turn(session, message)
         finally:
             session.busy = False
         return PromptResponse(stop_reason=_stop_reason(session, *ended))
@@ -310,12 +312,13 @@ class AcpAgent:
         return session
 
     async def _turn(
-        self, session: AcpSession, text: str
+        self, session: AcpSession, message: PromptMessage
     ) -> tuple[LoopEnded | None, TurnTruncated | None]:
         updates = TurnUpdates(session.views)
         ended: LoopEnded | None = None
         truncated: TurnTruncated | None = None
-        async with contextlib.aclosing(session.host.agent.send(text)) as events:
+        sent = session.host.agent.send(message.text, message.attachments)
+        async with contextlib.aclosing(sent) as events:
             async for event in events:
                 for update in updates.of(event):
                     await self.client.session_update(session_id=session.id, update=update)
@@ -370,20 +373,6 @@ def _modes(session: AcpSession) -> SessionModeState:
     available = [SessionMode(id=mode, name=mode, description=MODES[mode]) for mode in MODES]
     current = str(session.host.policy.mode)
     return SessionModeState(current_mode_id=current, available_modes=available)
-
-
-def _prompt_text(blocks: list[Any]) -> str:
-    """The message the person sent: its text blocks, and each resource link's address."""
-    parts: list[str] = []
-    for block in blocks:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
-            parts.append(block.uri)
-    text = "\n".join(part for part in parts if part)
-    if not text.strip():
-        raise RequestError.invalid_params({"message": "the prompt has no text"})
-    return text
 
 
 def _stop_reason(
