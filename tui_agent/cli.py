@@ -13,6 +13,7 @@ from .commands.exit_status import EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from .session import LoadedSession
     from .ui.app import TuiAgentApp
+    from .wiring.host_options import HostOptions
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
         help="resume the most recent session for this workspace",
     )
     app.add_argument("-r", "--resume", metavar="ID", help="resume a session (id or path)")
+    app.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="open the ACP agent [agents.NAME] of config.toml in the app instead of "
+        "tui-agent's own loop (docs/configuration.md)",
+    )
     app.add_argument(
         "--theme", metavar="NAME", help="dark, light, high-contrast or a theme file's name"
     )
@@ -313,6 +320,30 @@ def _session_found(wanted: str, data_dir: str) -> str | None:
     return None if matches else f"no session {wanted!r}"
 
 
+def _agent_of_session(wanted: str, data_dir: str) -> str | None:
+    """The [agents.NAME] a saved session talked to, read from its header line (None: tui-agent's
+    own loop, or a session that cannot be read here: the app says why)."""
+    import json
+
+    if "/" in wanted or wanted.endswith(".jsonl"):
+        paths = [Path(wanted).expanduser()]
+    elif wanted.isalnum() and wanted.isascii():
+        paths = sorted((Path(data_dir) / "sessions").glob(wanted + "*.jsonl"))
+    else:
+        return None
+    if len(paths) != 1:
+        return None
+    try:
+        with paths[0].open(encoding="utf-8") as handle:
+            header = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return None
+    profile = header.get("profile") if isinstance(header, dict) else None
+    if header.get("protocol") != "acp" or not isinstance(profile, str):
+        return None
+    return profile.removeprefix("agent:") or None
+
+
 def _unknown_theme(name: str) -> str | None:
     """Why ``--theme name`` cannot be used (before the screen starts), or None."""
     from .ui.themes import is_theme, theme_names
@@ -342,6 +373,13 @@ def _run_app(args: argparse.Namespace) -> int:
         print(f"tui-agent: {visible_line(problem)}", file=sys.stderr)
         return EXIT_USAGE
     options = HostOptions.from_flags(args, resume=args.resume, continue_last=args.continue_last)
+    if not args.agent and args.resume is not None:
+        import platformdirs
+
+        data = platformdirs.user_data_dir("tui-agent", False)
+        args.agent = _agent_of_session(args.resume, data)  # an ACP agent's: it goes on there
+    if args.agent:
+        return _run_agent_app(args, options)
     app = TuiAgentApp(options, theme_name=args.theme, debug=args.debug)
     app.run()
     if app.startup_error is not None:
@@ -351,6 +389,27 @@ def _run_app(args: argparse.Namespace) -> int:
         print(f"tui-agent: {visible_line(line)}", file=sys.stderr)
         return EXIT_USAGE
     _say_how_to_come_back(app)
+    return EXIT_OK
+
+
+def _run_agent_app(args: argparse.Namespace, options: HostOptions) -> int:
+    """``tui-agent --agent NAME``: an ACP agent's session in the app (ui/acp_app.py)."""
+    from .ui.acp_app import AcpApp
+
+    app = AcpApp(options, args.agent, theme_name=args.theme, debug=args.debug)
+    app.run()
+    if app.startup_error is not None:
+        from .text.sanitize import visible_line
+
+        line = " ".join(part.strip() for part in app.startup_error.splitlines() if part.strip())
+        print(f"tui-agent: {visible_line(line)}", file=sys.stderr)
+        return EXIT_USAGE
+    host = app.acp
+    if host is not None and host.writer.path.exists():
+        from .commands.output import started_as
+
+        again = f"--agent {args.agent} -r {host.writer.session_id}"
+        print(f"to resume this session: {started_as()} {again}", file=sys.stderr)
     return EXIT_OK
 
 

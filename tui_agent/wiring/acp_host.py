@@ -11,11 +11,13 @@ from pathlib import Path
 from ..acp_client.session import SESSION_NOTE, AcpError, AcpSession
 from ..acp_client.updates import PROTOCOL
 from ..agent.events import Notice
+from ..agent.history import messages_from_records
 from ..approval.approver import Approver
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..checkpoints import Checkpointer
 from ..config import Config, ConfigError, load_config, resolve_workspace
 from ..config.secrets import key_values
+from ..conversation import Message
 from ..logs import add_log_secret
 from ..session import Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
@@ -37,6 +39,7 @@ class AcpHost:
     store: SessionStore
     redactor: Redactor
     notices: list[Notice] = field(default_factory=list)
+    history: list[Message] = field(default_factory=list)  # a resumed session's, to show
     created: bool = True
     closed: bool = False
 
@@ -81,6 +84,7 @@ async def open_acp_host(
     store = SessionStore(sessions_dir(), redactor)
     notices: list[Notice] = []
     resume_id: str | None = None
+    history: list[Message] = []
     workspace_name = options.workspace
     if options.resume is not None:
         loaded, writer = store.resume(options.resume)
@@ -93,6 +97,7 @@ async def open_acp_host(
             )
         notes = [r for r in loaded.records if isinstance(r, NoteRecord) and r.kind == SESSION_NOTE]
         resume_id = notes[-1].text if notes else None
+        history, _ = messages_from_records(loaded.records)
         if workspace_name is None and header is not None and Path(header.workspace).is_dir():
             workspace_name = header.workspace
         created = False
@@ -126,6 +131,7 @@ async def open_acp_host(
         store=store,
         redactor=redactor,
         notices=notices,
+        history=history,
         created=created,
     )
     try:
