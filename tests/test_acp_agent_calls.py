@@ -148,3 +148,26 @@ async def test_the_approval_modes_are_the_sessions_modes(home: Home) -> None:
     assert response.stop_reason == "end_turn"
     assert client.asked == []  # auto-read ran the read without a question
     assert _statuses(client.of_call("call_R")) == ["pending", "in_progress", "completed"]
+
+
+async def test_no_key_reaches_the_client(home: Home) -> None:
+    """The profile's key, in the model's text (split across deltas), in a call's arguments and
+    in its output, is redacted in every update; the file gets what the call says."""
+    client = Recorder(answers=["allow_once"])
+    half = len(KEY) // 2
+    ops = [("text", f"the key is {KEY[:half]}"), ("text", f"{KEY[half:]} ok ")]
+    ops += write_call("key.txt", f"key={KEY}\n")
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply(ops, stop="tool_calls"), final(server.protocol, f"again {KEY}"))
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            await agent.prompt(session_id, "tell me the key")
+        server.assert_all_consumed()
+    assert (home.workspace / "key.txt").read_text("utf-8") == f"key={KEY}\n"
+    seen = json.dumps([u.model_dump(mode="json") for u in client.updates])
+    seen += json.dumps(
+        [(c.model_dump(mode="json"), [o.model_dump() for o in opts]) for c, opts in client.asked]
+    )
+    assert KEY not in seen and KEY[:half] not in seen and KEY[half:] not in seen
+    assert "[REDACTED]" in client.text()
+    assert client.asked[0][0].raw_input["content"] != f"key={KEY}\n"

@@ -160,3 +160,21 @@ def test_a_profile_that_is_not_there_is_a_usage_error(home: Home) -> None:
     assert done.code == 1
     assert "tui-agent acp:" in done.stderr and "nope" in done.stderr
     assert done.stdout == ""
+
+
+async def test_a_second_prompt_while_one_runs_is_refused(home: Home) -> None:
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(Reply([("text", "thinking it over")], faults=StallBeforeTerminal()))
+        async with acp_agent(home, server) as agent:
+            session_id = await agent.new_session(home.workspace)
+            first = await _prompt_task(agent, session_id, "one")
+            assert await server.wait_stalled_async(WAIT_S)
+            with pytest.raises(RequestError) as raised:
+                await agent.prompt(session_id, "two")
+            await agent.conn.cancel(session_id=session_id)
+            response = await asyncio.wait_for(first, WAIT_S)
+            server.release()
+        server.assert_all_consumed()
+    assert "already running" in str(raised.value.data)
+    assert response.stop_reason == "cancelled"
+    assert [r.get("text") for r in _records(home) if r["type"] == "user"] == ["one"]
