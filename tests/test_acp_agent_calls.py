@@ -1,10 +1,12 @@
 """`tui-agent acp` runs a tool call only from a complete, validated turn, and only once the
 client approved it (session/request_permission) or the approval mode or a rule did; what it
-shows of the call is what runs. The SDK's own client drives the subprocess."""
+shows of the call is what runs, no key reaches it, and `tui-agent rewind` undoes its writes.
+The SDK's own client drives the subprocess."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +173,21 @@ async def test_no_key_reaches_the_client(home: Home) -> None:
     assert KEY not in seen and KEY[:half] not in seen and KEY[half:] not in seen
     assert "[REDACTED]" in client.text()
     assert client.asked[0][0].raw_input["content"] != f"key={KEY}\n"
+
+
+async def test_a_write_over_acp_is_undone_by_rewind(home: Home) -> None:
+    client = Recorder(answers=["allow_once"])
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(
+            Reply(write_call("notes.txt", "overwritten\n")),
+            final(server.protocol, "Done."),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            await agent.prompt(session_id, "overwrite the notes")
+        server.assert_all_consumed()
+    assert (home.workspace / "notes.txt").read_text("utf-8") == "overwritten\n"
+    argv = [sys.executable, "-m", "tui_agent.cli", "rewind", session_id, "--to", "1"]
+    done = home.run_argv([*argv, "--files-only"])
+    assert done.code == 0, done.stderr
+    assert (home.workspace / "notes.txt").read_text("utf-8") == NOTES
