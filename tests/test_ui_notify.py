@@ -16,7 +16,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.notify import attention_bytes, clean
+from tui_agent.ui.notify import BEL, attention_bytes, clean
 
 from .fake_provider import FakeProvider, Hold, Reply
 from .hostile.terminal import output, record
@@ -25,13 +25,13 @@ from .ui_app_helpers import (
     SIZE,
     AppEnv,
     answer,
+    armed_prompt,
     call_ops,
     make_app,
     make_env,
     send,
     wait_for,
     wait_idle_agent,
-    wait_prompt,
 )
 
 PROTOCOL = "openai-chat"
@@ -75,8 +75,10 @@ def notifications(app: TuiAgentApp) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in OSC.finditer(output(app)) if m.group(1) != "22"]
 
 
-async def approval_while_away(env: AppEnv) -> tuple[str, list[tuple[str, str]]]:
-    """Send, lose focus, let the turn end in a write_file call; what was written, and the OSCs."""
+async def approval_while_away(env: AppEnv, rings: bool = True) -> tuple[str, list[tuple[str, str]]]:
+    """Send, lose focus, let the turn end in a write_file call; what was written, and the OSCs.
+    The bell and the notification are one write, right after the prompt is mounted; when
+    nothing ``rings``, the prompt's arming (0.4 s after its mount, at the earliest) is later."""
     arguments = {"path": "a.txt", "content": SECRET}
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         server.script(Reply(call_ops(("call_W", "write_file", arguments)), faults=Hold(0)))
@@ -85,8 +87,10 @@ async def approval_while_away(env: AppEnv) -> tuple[str, list[tuple[str, str]]]:
             await blur(pilot)
             before = output(app)
             server.release()
-            await wait_prompt(pilot)
-            await pilot.pause(0.1)
+            if rings:
+                await wait_for(pilot, lambda: BEL in output(app)[len(before) :], "the bell")
+            else:
+                await armed_prompt(pilot)
             written = output(app)[len(before) :]
             return written, notifications(app)
 
@@ -124,14 +128,13 @@ async def test_a_finished_turn_notifies_and_focus_or_off_sends_nothing(env: AppE
             done = [("9", "tui-agent: done, waiting for you")]
             await wait_for(pilot, lambda: notifications(app) == done, "the notification")
             await send(pilot, "again")  # a key: the terminal has focus again
-            await wait_idle_agent(pilot)
-            await pilot.pause(0.1)
+            await wait_idle_agent(pilot)  # the turn's end is told in the same step as idle
             assert len(notifications(app)) == 1
 
 
 async def test_notify_off_sends_nothing_and_bell_only_rings(env: AppEnv) -> None:
     configure(env, "off")
-    _, osc = await approval_while_away(env)
+    _, osc = await approval_while_away(env, rings=False)
     assert osc == []
     assert attention_bytes("x", "off") == ""
     assert attention_bytes("x", "bell") == "\x07"
