@@ -66,9 +66,22 @@ async def highlight(pilot: Pilot[None], browser: SessionBrowser, session_id: str
 
 
 async def search(pilot: Pilot[None], browser: SessionBrowser, query: str, rows: int) -> None:
-    browser.query_one("#search", Input).value = query
-    await wait_for(pilot, lambda: len(browser.shown) == rows, f"{rows} rows for {query!r}")
-    await pilot.pause(0.1)  # nothing later replaces the result
+    """Search, and wait for the list shown for this very query (an earlier query's list may
+    have as many rows; a result that lands for an older query is never shown)."""
+    shown_for: list[str] = []
+    show = browser._show
+
+    def showing(shown_query: str, ids: list[str], select: str | None = None) -> None:
+        show(shown_query, ids, select)
+        shown_for.append(shown_query)
+
+    browser._show = showing  # type: ignore[method-assign]
+    try:
+        browser.query_one("#search", Input).value = query
+        await wait_for(pilot, lambda: query in shown_for, f"the list for {query!r}")
+    finally:
+        del browser._show  # the class's own again
+    assert len(browser.shown) == rows, (query, browser.shown)
 
 
 def shows_title(browser: SessionBrowser, session_id: str, title: str) -> Callable[[], bool]:
