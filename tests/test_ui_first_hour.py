@@ -54,8 +54,10 @@ async def test_toasts_sit_top_right_under_the_status_bar(env: AppEnv) -> None:
             await wait_for(pilot, lambda: not app.screen.query(Toast), "the toasts to go")
             app.notify("a toast over the browser")
             app.notify("and another")
-            await wait_for(pilot, lambda: len(app.screen.query(Toast)) == 2, "the toasts")
-            await pilot.pause(0.2)
             frame = app.screen.query_one("#browser").region
-            for toast in app.screen.query(Toast):
-                assert not toast.region.overlaps(frame), (toast.region, frame)
+
+            def beside() -> bool:  # both shown, laid out off the frame
+                toasts = app.screen.query(Toast)
+                return len(toasts) == 2 and not any(t.region.overlaps(frame) for t in toasts)
+
+            await wait_for(pilot, beside, "the toasts, above the frame")

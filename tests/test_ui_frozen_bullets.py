@@ -9,6 +9,7 @@ from textual.widgets import Markdown
 from tui_agent.ui.widgets.frozen_markdown import FrozenMarkdown
 
 from .approval_prompt_app import screen_text
+from .support.waiting import wait_for
 
 SOURCE = (
     "Intro line\n\n- alpha item\n- beta item that is long enough to wrap onto a second line "
@@ -29,7 +30,8 @@ def rows(text: str, word: str) -> list[str]:
 async def test_bullets_are_in_the_same_columns_streaming_and_frozen() -> None:
     app = Both()
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause(0.3)
+        drawn = lambda: len(rows(screen_text(app), "End.")) == 2  # noqa: E731
+        await wait_for(pilot, drawn, "both answers")
         text = screen_text(app)
         for word in ("Intro", "alpha", "beta", "second", "End."):
             streaming, frozen = rows(text, word)

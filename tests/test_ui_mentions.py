@@ -5,7 +5,6 @@ of the workspace are refused; a chip opens and can be removed; a resumed session
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -17,6 +16,7 @@ from textual.pilot import Pilot
 from tui_agent.prompting.attachments import AttachError, read_attachment
 from tui_agent.session.records import UserRecord
 from tui_agent.tools.spec import ToolContext
+from tui_agent.ui import mentions
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.attachment_chips import AttachmentChip, AttachmentView
 from tui_agent.ui.widgets.completion_list import CompletionList
@@ -204,9 +204,13 @@ async def test_chip_opens_and_is_removed(env: AppEnv) -> None:
         server.assert_all_consumed()
 
 
-async def test_a_new_mention_lists_a_file_made_since_the_last_one(env: AppEnv) -> None:
+async def test_a_new_mention_lists_a_file_made_since_the_last_one(
+    env: AppEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The @ list was stale on its first query after a file was created (for up to 10 s, and
     until the next key): a new mention rebuilds it and the list follows by itself."""
+    # Any list is older than a new mention accepts (instead of waiting out the real 1 s).
+    monkeypatch.setattr(mentions, "FRESH_S", 0.0)
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):
             assert "fresh.txt" not in await _mention(pilot, "")
@@ -214,7 +218,6 @@ async def test_a_new_mention_lists_a_file_made_since_the_last_one(env: AppEnv) -
             box.clear()
             await pilot.pause()
             (env.workspace / "fresh.txt").write_text("new\n")
-            await asyncio.sleep(1.1)  # the list is older than a new mention accepts
             await _type(pilot, "@fre")
             await wait_for(
                 pilot, lambda: "fresh.txt" in " ".join(_labels(app)), "the new file", 5.0

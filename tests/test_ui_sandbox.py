@@ -98,7 +98,7 @@ async def test_off_from_the_palette_warns_and_the_first_call_asks_again(env: App
             assert "Confirm once for this session" in text
             assert "y confirm: run it so" in " ".join(screen_text(app).split())
             await pilot.press("A", "t", "e")  # not offered here: nothing happens
-            await pilot.pause(0.2)
+            await pilot.pause()  # a key decides in its handler: each was handled by now
             assert confirm.decision is None and confirm.mode == "choose"
             assert not (env.workspace / "out.txt").exists()
             await pilot.press("y")
@@ -143,9 +143,9 @@ async def test_f6_reruns_a_blocked_command_unconfined_only_after_a_new_approval(
         )
         async with running(server, env) as (app, pilot):
             await pilot.press("f6")  # nothing blocked yet: says so, asks nothing
-            await pilot.pause(0.1)
+            said = lambda: any("blocked" in n.message for n in app._notifications)  # noqa: E731
+            await wait_for(pilot, said, "F6's notice")
             assert not app.query(ApprovalPrompt)
-            assert any("blocked" in n.message for n in app._notifications)
             await send(pilot, "write outside")
             await armed_prompt(pilot)
             await pilot.press("y")
