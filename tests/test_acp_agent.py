@@ -10,6 +10,7 @@ import sys
 import pytest
 from acp.schema import (
     EmbeddedResourceContentBlock,
+    McpServerStdio,
     ResourceContentBlock,
     TextContentBlock,
     TextResourceContents,
@@ -40,11 +41,14 @@ async def test_a_text_prompt_streams_the_answer_and_is_saved(home: Home) -> None
     with FakeProvider("anthropic", api_key=KEY) as server:
         server.script(final(server.protocol, "Hello from the fake model."))
         async with acp_agent(home, server) as agent:
-            session_id = await agent.new_session(home.workspace)
+            theirs = McpServerStdio(name="editor-fs", command="/bin/false", args=[], env=[])
+            opened = await agent.conn.new_session(cwd=str(home.workspace), mcp_servers=[theirs])
+            session_id = opened.session_id
             response = await agent.prompt(session_id, "say hello")
         server.assert_all_consumed()
     assert response.stop_reason == "end_turn"
     assert agent.client.text() == "Hello from the fake model."
+    assert "MCP servers are not used" in agent.stderr() and "editor-fs" in agent.stderr()
     (path,) = home.sessions()
     assert path.stem.startswith(session_id) or session_id in path.name
     records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]

@@ -206,6 +206,7 @@ class AcpAgent:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
+        _not_used(mcp_servers)
         session = await self._open(cwd, resume=None)
         return NewSessionResponse(session_id=session.id, modes=_modes(session))
 
@@ -217,6 +218,7 @@ class AcpAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
+        _not_used(mcp_servers)
         if (open_already := self.sessions.pop(session_id, None)) is not None:
             open_already.cancel()
             await open_already.host.close()
@@ -366,6 +368,15 @@ class AcpAgent:
                 )
         for update in updates:
             await self.client.session_update(session_id=session.id, update=update)
+
+
+def _not_used(mcp_servers: list[Any] | None) -> None:
+    """The client's MCP servers are not started (config.toml's and a trusted .mcp.json's are):
+    say so, so nobody wonders where their tools went."""
+    names = [str(getattr(server, "name", "?")) for server in mcp_servers or ()]
+    if names:
+        shown = ", ".join(names)
+        _say(f"the client's MCP servers are not used (add them to config.toml): {shown}")
 
 
 def _modes(session: AcpSession) -> SessionModeState:
