@@ -29,6 +29,10 @@ HEAVY = (
     "tui_agent.demo",
     "tui_agent.turn_reader",
     "tui_agent.agent",
+    # The approval rules (their regular expressions) and importlib.metadata (the version, with
+    # the email parser) were the command line's parser's own cost on every launch.
+    "tui_agent.approval",
+    "importlib.metadata",
 )
 # tui_agent.wiring holds the light HostOptions the app needs; everything else in it is heavy.
 LIGHT_IN_WIRING = ("tui_agent.wiring", "tui_agent.wiring.host_options")
@@ -45,7 +49,8 @@ def is_heavy(name):
     return any(name == top or name.startswith(top + ".") for top in HEAVY)
 
 def heavy():
-    return sorted(name for name in sys.modules if is_heavy(name))
+    # A copy: the boot worker imports in its thread while this looks.
+    return sorted(name for name in sys.modules.copy() if is_heavy(name))
 
 from textual import events
 from tui_agent.wiring.host_options import HostOptions
@@ -117,7 +122,7 @@ LIGHT = tuple(json.loads(sys.argv[2]))
 
 def heavy():
     return sorted(
-        name for name in sys.modules
+        name for name in sys.modules.copy()
         if (name not in LIGHT if name.startswith("tui_agent.wiring.")
             else any(name == top or name.startswith(top + ".") for top in HEAVY))
     )
