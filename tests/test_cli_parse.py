@@ -105,3 +105,10 @@ def test_the_help_names_every_registered_protocol() -> None:
     from tui_agent.providers import PROTOCOLS
 
     assert tuple(PROTOCOLS) == PROTOCOL_NAMES
+
+
+def test_run_approve_choices_are_the_headless_modes() -> None:
+    from tui_agent import cli
+    from tui_agent.approval.approver import HEADLESS_MODES
+
+    assert tuple(HEADLESS_MODES) == cli.RUN_APPROVE_CHOICES

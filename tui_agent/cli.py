@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="tui-agent",
         description="A terminal chat UI for tool-using LLM agents.",
     )
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-V", "--version", action=_VersionAction)
     _add_profile_flags(parser)
     app = parser.add_argument_group("the app")
     app.add_argument(
@@ -85,6 +85,20 @@ def _parser() -> argparse.ArgumentParser:
     optional_subcommand(sessions, "ACTION")
     optional_subcommand(checkpoints, "ACTION")
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, the package's version read only when asked: reading it imports
+    importlib.metadata and the email parser, a third of the parser's cost on every launch."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        sys.stdout.write(f"{parser.prog} {_version()}\n")  # where argparse's own action writes
+        parser.exit()
 
 
 def _version() -> str:
@@ -138,9 +152,12 @@ def _add_profile_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    from .approval.approver import HEADLESS_MODES
+# `run --approve`'s values: approval/approver.py HEADLESS_MODES says what each means (a test
+# keeps the two the same); named here so a launch does not import the approval package.
+RUN_APPROVE_CHOICES = ("never", "read-only", "all")
 
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "prompt",
         help="the message to send; each @path in it that names a file of the workspace is "
@@ -155,7 +172,7 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--approve",
-        choices=list(HEADLESS_MODES),
+        choices=RUN_APPROVE_CHOICES,
         default="never",
         help="which tool calls run without asking: never (default: every call is denied and "
         "the model is told), read-only, or all",
