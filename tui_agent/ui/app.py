@@ -30,7 +30,7 @@ from .mcp_view import attach_mcp
 from .message_queue import MessageQueue
 from .prompt_tools import attach_prompt_tools
 from .safe_app import SafeApp
-from .themes import apply_theme, register_themes
+from .themes import choose_theme
 from .widgets.attachment_chips import show_attachments
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
@@ -73,7 +73,6 @@ class TuiAgentApp(SafeApp):
         self.busy = False
         self.clock = Clock() if clock is None else clock  # the app's time (a test's own)
         self.key_clock = KeyClock(clock=self.clock)  # when the person last typed: see arming
-        self._theme_name = theme_name
         self._debug = debug
         # Set when the configuration, the profile or the session to resume cannot be used.
         self.startup_error: str | None = None
@@ -82,6 +81,7 @@ class TuiAgentApp(SafeApp):
         self.queue = MessageQueue(self)  # messages typed while the agent works
         self.interrupted_at: float | None = None  # the last Ctrl+C that did not copy
         self.mode_before_plan: str | None = None  # the approval mode /plan replaced
+        self._theme_warnings = choose_theme(self, theme_name)  # shown once mounted
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -95,10 +95,8 @@ class TuiAgentApp(SafeApp):
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
         self.prompt_tools = attach_prompt_tools(self)  # completion list: / commands, @files
-        for problem in register_themes(self):
-            self.notify(problem, severity="warning")
-        if not apply_theme(self, self._theme_name) and self._theme_name is not None:
-            self.notify(f"no theme named {self._theme_name!r}", severity="warning")
+        for warning in self._theme_warnings:
+            self.notify(warning, severity="warning")
 
     def on_ready(self) -> None:
         # Only once the first frame is on screen: the boot imports httpx, pydantic, the

@@ -90,11 +90,13 @@ class ReplayApp(SafeApp):
         self.player = ReplayPlayer(self.script, speed, clock)
         self.host: SessionHost | None = None  # the EventRouter asks; a replay has no live session
         self.router: EventRouter | None = None
-        self._theme_name = theme_name
         self._calls: tuple[ToolCall, ...] = ()  # the last complete turn's calls
         self._invalid: set[str] = set()  # ids of its calls that were invalid (never asked)
         self._risks = {spec.name: str(spec.risk) for spec in builtin_registry()}
         self.prompts_shown: list[ReplayedPrompt] = []  # every prompt replayed, in order
+        from .themes import choose_theme
+
+        self._theme_warnings = choose_theme(self, theme_name)  # shown once mounted
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -106,12 +108,8 @@ class ReplayApp(SafeApp):
         yield Footer()
 
     def on_mount(self) -> None:
-        from .themes import apply_theme, register_themes
-
-        for problem in register_themes(self):
-            self.notify(problem, severity="warning")
-        if not apply_theme(self, self._theme_name) and self._theme_name is not None:
-            self.notify(f"no theme named {self._theme_name!r}", severity="warning")
+        for warning in self._theme_warnings:
+            self.notify(warning, severity="warning")
         header = self.session.header
         self.sub_title = self.session.title
         status = self.query_one(StatusBar)
