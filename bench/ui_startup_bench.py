@@ -13,8 +13,9 @@ alternately, ``--runs`` times each, and the medians are compared in this one run
 - ``cli``: what ``tui-agent`` runs: ``tui_agent.cli.main([])`` up to the app's first frame
   (argument parsing included).
 
-Goal (issue 4): ``app`` and ``cli`` at most 0.25 s over ``minimal``. Each child gets empty,
-throwaway config/data/state folders.
+Goal (issue 33): ``app`` and ``cli`` at most 0.1 s over ``minimal``. Each child gets empty,
+throwaway config/data/state folders. Beside the wall time, each child's CPU seconds at Ready are
+printed: on a shared, loaded machine they move far less than the wall time does.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-BUDGET_S = 0.25
+BUDGET_S = 0.10
 CONTENDERS = ("minimal", "app", "cli")
 
 # The hook prints the moment Ready is posted; os._exit skips teardown (not measured).
@@ -38,7 +39,8 @@ from textual import events
 
 def hook(message):
     if isinstance(message, events.Ready):
-        sys.stdout.write("ready\\n")
+        import time
+        sys.stdout.write(f"ready {time.process_time():.4f}\\n")
         sys.stdout.flush()
         os._exit(0)
 """
@@ -91,7 +93,8 @@ cli.main([])
 }
 
 
-def once(kind: str, env: dict[str, str]) -> float:
+def once(kind: str, env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds from the spawn to Ready, and the child's CPU seconds by then."""
     started = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-c", CHILDREN[kind]],
@@ -105,9 +108,10 @@ def once(kind: str, env: dict[str, str]) -> float:
     elapsed = time.perf_counter() - started
     child.kill()
     _, err = child.communicate()
-    if line.strip() != "ready":
+    word, _, cpu = line.strip().partition(" ")
+    if word != "ready":
         raise RuntimeError(f"{kind}: no first screen\n{err}")
-    return elapsed
+    return elapsed, float(cpu)
 
 
 def child_env(root: Path) -> dict[str, str]:
@@ -117,6 +121,10 @@ def child_env(root: Path) -> dict[str, str]:
         folder.mkdir(exist_ok=True)
         env[f"XDG_{name.upper()}_HOME"] = str(folder)
     env.pop("TEXTUAL", None)
+    # Bytecode as a user's install has it: pip writes it for an installed package, and an
+    # editable one writes it on the first run. Without it every run compiles the app's own
+    # modules from source (~30-60 ms here) and the minimal app, all installed, compiles none.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
@@ -125,23 +133,32 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
     times: dict[str, list[float]] = {kind: [] for kind in CONTENDERS}
+    cpus: dict[str, list[float]] = {kind: [] for kind in CONTENDERS}
     with tempfile.TemporaryDirectory(prefix="tui-agent-startup-") as temp:
         env = child_env(Path(temp))
         for kind in CONTENDERS:  # warm the file cache and the bytecode once, unmeasured
             once(kind, env)
         for _ in range(runs):
             for kind in CONTENDERS:
-                times[kind].append(once(kind, env))
+                wall, cpu = once(kind, env)
+                times[kind].append(wall)
+                cpus[kind].append(cpu)
     floor = statistics.median(times["minimal"])
+    cpu_floor = statistics.median(cpus["minimal"])
     print(f"time to first screen, median of {runs} alternating runs (headless, 120x40)")
-    print(f"{'contender':<10} {'median':>8} {'min':>8} {'max':>8} {'over minimal':>13}")
+    print(
+        f"{'contender':<10} {'median':>8} {'min':>8} {'max':>8} {'over minimal':>13}"
+        f" {'CPU':>7} {'CPU over':>9}"
+    )
     verdict = 0
     for kind in CONTENDERS:
         values = times[kind]
         median = statistics.median(values)
         over = median - floor
+        cpu = statistics.median(cpus[kind])
         print(
             f"{kind:<10} {median:>7.3f}s {min(values):>7.3f}s {max(values):>7.3f}s {over:>+12.3f}s"
+            f" {cpu:>6.3f}s {cpu - cpu_floor:>+8.3f}s"
         )
         if kind != "minimal" and over > BUDGET_S:
             verdict = 1
