@@ -16,14 +16,21 @@ from tui_agent.agent.call_results import INTERRUPTED
 from tui_agent.agent.events import (
     AgentEvent,
     LoopEnded,
+    Notice,
     SubagentEvent,
     ToolFinished,
     TurnStarted,
     event_to_json,
 )
 from tui_agent.approval import ApprovalMode, approve, deny
+from tui_agent.context.events import ContextUpdate
+from tui_agent.export.markdown import render_markdown
 from tui_agent.prompting.agents import EXPLORE, AgentBook, AgentDefinition, AgentScan, agent_book
+from tui_agent.replay.script import ReplayScript
+from tui_agent.replay.text_transcript import transcript_text
 from tui_agent.session.records import SubagentRecord, ToolResultRecord, UserRecord
+from tui_agent.stream.events import ReasoningDelta, TextDelta
+from tui_agent.stream.progress import ToolArgumentsReceived, ToolCallAnnounced
 
 from .agent_helpers import (
     HOLD,
@@ -60,6 +67,15 @@ def tools_of(request: Any) -> list[str]:
 
 def system_of(request: Any) -> str:
     return "\n".join(m["content"] for m in request.json["messages"] if m["role"] == "system")
+
+
+def _progress(event: AgentEvent) -> bool:
+    return isinstance(event, TextDelta | ReasoningDelta | ToolCallAnnounced | ToolArgumentsReceived)
+
+
+def _replayable(event: AgentEvent) -> bool:
+    """What a replay shows again of what the loop told (not its context counts, nor its end)."""
+    return not isinstance(event, ContextUpdate | LoopEnded | Notice)
 
 
 def inner(events: list[AgentEvent], call_id: str) -> list[AgentEvent]:
@@ -110,6 +126,20 @@ async def test_an_explore_task_answers_with_its_own_context(tmp_path: Path) -> N
         h.assert_session_valid()
         tops = [r for r in h.records() if isinstance(r, ToolResultRecord)]
         assert [r.call_id for r in tops] == ["call_T"]
+        loaded = h.store.load(h.writer.session_id)
+        exported = render_markdown(loaded)
+        assert "#### Subagent `explore`" in exported
+        assert exported.index("### Tool call `task`") < exported.index("**Task given:**")
+        assert exported.index("##### Tool call `read_file` (`sub_1`)") < exported.index(
+            "**Result** (done):"
+        )
+        script = ReplayScript.from_records(loaded.records)
+        replayed = [s.event for s in script if isinstance(s.event, SubagentEvent)]
+        assert [type(e.event).__name__ for e in replayed if not _progress(e.event)] == [
+            type(e).__name__ for e in sub_events if not _progress(e) and _replayable(e)
+        ]
+        text = transcript_text(script)
+        assert "    [subagent explore] call read_file" in text
         as_json = event_to_json(of_type(events, SubagentEvent)[0])
         assert as_json["type"] == "subagent" and as_json["call_id"] == "call_T"
         assert as_json["agent"] == "explore" and as_json["event"]["type"] == "turn_started"

@@ -5,17 +5,22 @@ its calls."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.subagent_view import SubagentView
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply
 from .ui_app_helpers import (
     KEY,
+    SIZE,
     AppEnv,
     answer,
     armed_prompt,
     call_ops,
     cards,
+    make_app,
     running,
     send,
     wait_for,
@@ -65,7 +70,20 @@ async def test_a_subagents_call_is_approved_on_the_armed_prompt_with_its_agent_n
             await pilot.press("enter")
             assert view.model.expanded
             assert "done: read_file" in str(view.render())
+            session = app.host.writer.session_id if app.host else ""
         results = [r for r in env.records() if r["type"] == "tool_result"]
         assert [r["call_id"] for r in results] == ["call_T"]
         nested = [r for r in env.records() if r["type"] == "subagent"]
         assert {r["record"]["type"] for r in nested} >= {"user", "assistant", "tool_result"}
+        # Resumed: the task's card shows its subagent again, from the records under it.
+        resumed = dataclasses.replace(make_app(server, env).options, resume=session)
+        async with TuiAgentApp(resumed).run_test(size=SIZE) as pilot:
+            app = pilot.app
+            assert isinstance(app, TuiAgentApp)
+            await wait_for(pilot, lambda: app.host is not None, "the boot worker")
+            await wait_for(pilot, lambda: app.query(SubagentView), "the resumed subagent")
+            view = app.query_one(SubagentView)
+            assert view.model.agent == "explore" and view.model.turn == 2
+            assert [(c.name, c.state) for c in view.model.calls] == [("read_file", "done")]
+            assert view.model.step == "answered"
+            await pilot.press("ctrl+q")

@@ -5,7 +5,9 @@ Layout: the title, a list of header facts, then each message as ``## N · User``
 off the export). An assistant turn shows its reasoning in a collapsed ``<details>`` block, its
 text, then each call in the order the model announced it: its arguments (pretty JSON, or a shell
 block for ``run_command``), the decision and the result. What the loop recorded between messages
-follows in file order: a discarded turn, a withdrawn message, notes.
+follows in file order: a discarded turn, a withdrawn message, notes. A task call's subagent
+shows under its call, after the decision: its task, its turns and its own calls, a heading
+level deeper (``#### Subagent``).
 
 Everything is untrusted text: control and invisible characters are made visible
 (``markdown_safe``), and nothing from the session can imitate the export's own structure (a fake
@@ -35,6 +37,7 @@ from ..session.records import (
     CompactionRecord,
     DecisionRecord,
     NoteRecord,
+    SubagentRecord,
     ToolCallRecord,
     ToolResultRecord,
     ToolStartRecord,
@@ -112,15 +115,19 @@ def _message(number: int, head: Any, rest: list[Any]) -> list[str]:
     return out
 
 
-def _call(call: ToolCallRecord, rest: list[Any], handled: set[int]) -> list[str]:
-    """A call, its decision and its result (the records used are added to ``handled``)."""
+def _call(call: ToolCallRecord, rest: list[Any], handled: set[int], level: int = 3) -> list[str]:
+    """A call, its decision, its subagent's work and its result (the records used are added
+    to ``handled``)."""
     decision: DecisionRecord | None = None
     result: ToolResultRecord | None = None
+    nested: list[SubagentRecord] = []
     started = False
     for index, record in enumerate(rest):
         if getattr(record, "call_id", None) != call.id or index in handled:
             continue
-        if isinstance(record, DecisionRecord) and decision is None:
+        if isinstance(record, SubagentRecord):
+            nested.append(record)
+        elif isinstance(record, DecisionRecord) and decision is None:
             decision = record
         elif isinstance(record, ToolResultRecord) and result is None:
             result = record
@@ -129,14 +136,38 @@ def _call(call: ToolCallRecord, rest: list[Any], handled: set[int]) -> list[str]
         else:
             continue
         handled.add(index)
-    out = [f"### Tool call {_code(call.name)} ({_code(call.id)})", "", *_arguments(call)]
+    heading = "#" * min(level, 6)
+    out = [f"{heading} Tool call {_code(call.name)} ({_code(call.id)})", "", *_arguments(call)]
     out += [_decision(decision, call), ""]
+    if nested:
+        out += _subagent(nested, level + 1)
     if result is not None:
         out += _result(result)
     elif started:
         out += ["**Result:** none recorded: tui-agent stopped while the call ran", ""]
     else:
         out += ["**Result:** none recorded", ""]
+    return out
+
+
+def _subagent(records: list[SubagentRecord], level: int) -> list[str]:
+    """A task call's subagent: its task, each of its turns with its calls, in file order."""
+    out = [f"{'#' * min(level, 6)} Subagent {_code(records[0].agent)}", ""]
+    for segment in _segments([record.record for record in records]):
+        head = segment[0]
+        if isinstance(head, UserRecord):
+            out += ["**Task given:**", "", *_prose(head.text), "", *_others(segment[1:])]
+        elif isinstance(head, AssistantRecord):
+            out += ["**Its turn:**", ""]
+            if head.text.strip():
+                out += [*_prose(head.text), ""]
+            handled: set[int] = set()
+            rest = segment[1:]
+            for call in head.tool_calls:
+                out += _call(call, rest, handled, level + 1)
+            out += _others([record for index, record in enumerate(rest) if index not in handled])
+        else:
+            out += _others(segment)
     return out
 
 

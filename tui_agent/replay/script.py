@@ -6,6 +6,10 @@ so text, reasoning, "preparing tool" announcements and argument byte counts come
 streamed, at the pace they were received. The records between turns become what the loop
 emitted then: the user's message, each call's decision, the start and the result of what ran.
 
+A task call's subagent records (``SubagentRecord``) become its events as the loop told them,
+each a ``SubagentEvent`` under the task call (its message is not shown: the task's arguments
+hold it).
+
 Pauses between records (a person reading or deciding, a tool running) are taken from the
 records' wall-clock times and kept up to ``MAX_PAUSE_S``; the pace inside a stream is exact.
 Nothing here runs a tool, sends a request or writes a file.
@@ -23,6 +27,7 @@ from ..agent.events import (
     CallInvalid,
     HookFinished,
     Notice,
+    SubagentEvent,
     ToolFinished,
     ToolStarted,
     TurnCompleted,
@@ -39,6 +44,7 @@ from ..session.records import (
     HookRecord,
     NoteRecord,
     RawEvent,
+    SubagentRecord,
     ToolResultRecord,
     ToolStartRecord,
     TruncatedRecord,
@@ -111,6 +117,7 @@ class _Builder:
     owed: float = 0.0  # delay of events that showed nothing, carried to the next step
     names: dict[str, str] = field(default_factory=dict)  # call id -> tool name
     turn_step: int = 0
+    subagents: dict[str, _Builder] = field(default_factory=dict)  # task call id -> its own
 
     def add(self, event: ReplayEvent, delay: float = 0.0) -> None:
         self.steps.append(Step(round(self.owed + max(0.0, delay), 6), event))
@@ -158,6 +165,22 @@ class _Builder:
             self.add(Notice(text, "info"), self.pause_until(record.ts))
         elif isinstance(record, CompactionRecord):
             self.add(compacted_event(record), self.pause_until(record.ts))
+        elif isinstance(record, SubagentRecord):
+            self.subagent(record)
+
+    def subagent(self, record: SubagentRecord) -> None:
+        """The subagent's record through a builder of its own, its events wrapped."""
+        sub = self.subagents.setdefault(record.call_id, _Builder())
+        sub.last_ts, start = self.last_ts, len(sub.steps)
+        sub.record(record.record)
+        self.last_ts = sub.last_ts
+        for step in sub.steps[start:]:
+            if isinstance(step.event, UserSent):
+                self.owed += step.delay
+            else:
+                self.add(SubagentEvent(record.call_id, record.agent, step.event), step.delay)
+        self.owed += sub.owed
+        sub.owed = 0.0
 
     def name_of(self, call_id: str) -> str:
         """The tool of a call id; an F6 re-run (``ID-unconfined``) is the model's call's tool."""

@@ -14,6 +14,9 @@ through the same decoder and assembler), then printed in the order the app showe
       pending call: write_file [call_W]
     note: you withdrew the message above; it was never answered
 
+A task call's subagent prints under it, each of its lines indented and labelled
+``[subagent NAME]``.
+
 Streaming progress (deltas, "preparing tool" announcements) is not printed: each turn is printed
 once, whole, from its outcome. Every piece of recorded text goes through ``text.sanitize`` (the one
 sanitizer), so no control, format or invisible character reaches the terminal. No Textual here.
@@ -28,6 +31,7 @@ from ..agent.events import (
     CallDecided,
     CallInvalid,
     Notice,
+    SubagentEvent,
     ToolFinished,
     TurnCompleted,
     TurnTruncated,
@@ -62,6 +66,9 @@ def event_lines(event: ReplayEvent) -> list[str]:
     """The lines one replayed event prints; [] for streaming progress."""
     if isinstance(event, UserSent):
         return labelled("user", event.text)
+    if isinstance(event, SubagentEvent):
+        label = f"{INDENT * 2}[subagent {visible_line(event.agent)}] "
+        return [label + line for line in event_lines(event.event)]
     if isinstance(event, TurnCompleted):
         turn = event.turn
         out = labelled("reasoning", turn.reasoning) if turn.reasoning.strip() else []

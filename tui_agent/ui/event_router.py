@@ -106,6 +106,7 @@ class EventRouter:
         self._answers: list[str] = []
         self._text_this_turn: list[str] = []
         self._countdown: Stoppable | None = None
+        self._resumed_subagents: list[Any] = []  # SubagentRecord: of the session shown
 
     # -- the stream -------------------------------------------------------------------------
 
@@ -363,6 +364,20 @@ class EventRouter:
         if card is not None and follow(card.subagent_model(event.agent), event.event):
             card.subagent_changed()
 
+    def _resumed_subagent(self, card: Any, call_id: str) -> None:
+        """A resumed task's subagent on its card, from its records as replay reads them."""
+        records = [r for r in self._resumed_subagents if r.call_id == call_id]
+        if not records:
+            return
+        from ..replay.script import ReplayScript
+        from .subagent_progress import follow
+
+        for step in ReplayScript.from_records(records):
+            event = step.event
+            if isinstance(event, SubagentEvent):
+                follow(card.subagent_model(event.agent), event.event)
+        card.subagent_changed()
+
     def _card(self, call_id: str, apply: Any) -> None:
         card = self._by_id.get(call_id)
         if card is not None:
@@ -374,7 +389,9 @@ class EventRouter:
     # -- a resumed session ------------------------------------------------------------------
 
     def show_conversation(self, host: SessionHost) -> None:
-        """A resumed conversation, with a divider where each compaction happened."""
+        """A resumed conversation, with a divider where each compaction happened, and each
+        task's subagent on its card."""
+        self._resumed_subagents = host.subagents
         shown = 0
         for record in sorted(host.compactions, key=lambda r: r.at):
             at = min(max(record.at, shown), len(host.history))
@@ -406,6 +423,7 @@ class EventRouter:
                     card.set_state(state)
                     if result is not None:
                         card.set_result(result.output, result.is_error)
+                    self._resumed_subagent(card, call.id)
                     # The calls panel shows this session's calls, the resumed ones too.
                     self.panel.add_call(position, call.name)
                     self.panel.bind_id(position, call.id)

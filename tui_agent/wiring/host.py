@@ -45,7 +45,13 @@ from ..providers import tokens_used
 from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
 from ..session.errors import SessionError
 from ..session.paths import demo_workspace_dir, protected_dirs, sessions_dir
-from ..session.records import AssistantRecord, CompactionRecord, NoteRecord, UserRecord
+from ..session.records import (
+    AssistantRecord,
+    CompactionRecord,
+    NoteRecord,
+    SubagentRecord,
+    UserRecord,
+)
 from ..session.summary import read_header
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
@@ -85,6 +91,7 @@ class SessionHost:
     tokens: int = 0  # spent by the complete turns already in a resumed session
     mcp: Any = None  # McpServers: the session's MCP servers (mcp/servers.py)
     compactions: list[CompactionRecord] = field(default_factory=list)  # of a resumed session
+    subagents: list[SubagentRecord] = field(default_factory=list)  # of a resumed session
     window_task: Any = None  # asyncio.Task[bool]: the server asked for the window (or None)
     # (protocol, base_url) -> the models that server offers, as the window's question found
     server_models: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
@@ -292,6 +299,7 @@ async def open_host(
     turns: list[AssistantRecord] = []  # a resumed session's complete turns (their cost counts)
     resumed = ResumedContext()
     compactions: list[CompactionRecord] = []
+    subagents: list[SubagentRecord] = []
     resume = options.resume
     if options.continue_last and resume is None:
         resume = store.latest_for_workspace(str(workspace))
@@ -307,6 +315,7 @@ async def open_host(
         tokens = sum(tokens_used(r.protocol, r.usage) for r in turns)
         resumed = resumed_context(loaded.records, history)
         compactions = [r for r in loaded.records if isinstance(r, CompactionRecord)]
+        subagents = [r for r in loaded.records if isinstance(r, SubagentRecord)]
         for record in repairs:
             writer.append(record, sync=True)
         notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
@@ -405,6 +414,7 @@ async def open_host(
         tokens=tokens,
         mcp=mcp,
         compactions=compactions,
+        subagents=subagents,
         window_task=window_task,
         server_models=server_models,
         content=content,
