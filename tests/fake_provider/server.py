@@ -7,7 +7,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -46,6 +46,10 @@ class FakeProvider:
         # Gemini's GET /v1beta/models/M): path -> JSON answer, else 404. These questions are kept
         # apart in ``info_requests``: they never take a scripted step nor count in ``requests``.
         self.info: dict[str, Any] = {}
+        # Requests the script does not answer (Claude Code's token counts and its small
+        # non-streamed side requests): given each POST first, a (status, JSON) to answer it
+        # with, or None to leave it to the script. Answered ones land in ``info_requests``.
+        self.aside: Callable[[Request], tuple[int, Any] | None] | None = None
         self.info_requests: list[Request] = []
         self.failures: list[str] = []
         self.connections_open = 0
@@ -255,6 +259,14 @@ class FakeProvider:
                 self.info_requests.append(request)
             answer = self.info.get(request.path)
             code, body = (200, answer) if answer is not None else (404, {"error": "not found"})
+            headers = {"content-type": "application/json"}
+            await connection.send_whole(code, headers, json.dumps(body).encode())
+            return True
+        answered = self.aside(request) if self.aside is not None else None
+        if answered is not None:
+            with self._lock:
+                self.info_requests.append(request)
+            code, body = answered
             headers = {"content-type": "application/json"}
             await connection.send_whole(code, headers, json.dumps(body).encode())
             return True

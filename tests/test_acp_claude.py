@@ -1,0 +1,219 @@
+"""Claude Code inside tui-agent over ACP, through Zed's adapter `@zed-industries/claude-code-acp`
+(npm, pinned in tests/acp_agents/package.json, installed there by .ci/run), against the project's
+loopback fake provider speaking the Anthropic wire format: Claude Code honours
+ANTHROPIC_BASE_URL. The fake's script makes the model call Claude's Write tool (the adapter's
+``mcp__acp__Write``, which writes through the client's ``fs/write_text_file``), so the call
+needs permission: approved it writes (and a rewind undoes it), denied it writes nothing, and a
+cancel mid-stream keeps no assistant turn.
+
+Claude Code's own side requests (token counts, small non-streamed haiku questions) are answered
+aside (``FakeProvider.aside``), so the script holds only the conversation's turns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.acp_client.session import AcpSession
+from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
+from tui_agent.approval.policy import ApprovalPolicy
+from tui_agent.checkpoints import Checkpointer
+from tui_agent.stream.events import TextDelta
+
+from .fake_provider import Drip, FakeProvider, Reply
+from .run_helpers import Home
+from .test_acp_client import _Answers, _Writer
+
+ADAPTER = (
+    Path(__file__).resolve().parent / "acp_agents" / "node_modules" / ".bin" / "claude-code-acp"
+)
+KEY = "sk-ant-api03-FAKEFAKEFAKE0123456789"
+
+
+def _why_not() -> str | None:
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not ADAPTER.exists():
+        return "claude-code-acp is not installed: run `npm ci` in tests/acp_agents (.ci/run does)"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
+
+
+def _aside(request: Any) -> tuple[int, Any] | None:
+    """Claude Code's questions beside the conversation: token counts, non-streamed asks."""
+    body = request.json or {}
+    if request.path.endswith("/count_tokens"):
+        return 200, {"input_tokens": 12}
+    if not body.get("stream"):
+        message = {
+            "id": "msg_aside",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", ""),
+            "content": [{"type": "text", "text": "ok"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+        return 200, message
+    return None
+
+
+def _write_call(path: Path, content: str) -> Reply:
+    arguments = json.dumps({"file_path": str(path), "content": content})
+    ops = [
+        ("text", "I will write the file."),
+        ("call", 0, "toolu_W1", "mcp__acp__Write"),
+        ("args", 0, arguments),
+        ("close", 0),
+    ]
+    return Reply(ops, stop="tool_use")
+
+
+def _claude_env(root: Path, server: FakeProvider) -> dict[str, str]:
+    return {
+        "HOME": str(root),
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "ANTHROPIC_API_KEY": KEY,
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        # As root with IS_SANDBOX set, the adapter offers a bypass mode that Claude Code then
+        # refuses to start with ("cannot be used with root"): empty is unset for it.
+        "IS_SANDBOX": "",
+    }
+
+
+def _configure(home: Home, server: FakeProvider) -> None:
+    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in _claude_env(home.root, server).items())
+    home.write_config(
+        f"[agents.claude]\ncommand = [{json.dumps(str(ADAPTER))}]\nenv = {{ {env} }}\n"
+    )
+
+
+def _run(home: Home, prompt: str, approve: str, *extra: str) -> Any:
+    argv = [sys.executable, "-m", "tui_agent.cli", "run", "--agent", "claude", prompt]
+    argv += ["--workspace", str(home.workspace), "--approve", approve, "--json", *extra]
+    return home.run_argv(argv, key=None)
+
+
+def _server() -> FakeProvider:
+    server = FakeProvider("anthropic", api_key=KEY, require_tools=False)
+    server.aside = _aside
+    return server
+
+
+def test_claude_codes_write_approved_lands_and_a_rewind_undoes_it(home: Home) -> None:
+    target = home.workspace / "hello.txt"
+    with _server() as server:
+        server.script(_write_call(target, "hi from claude\n"), Reply([("text", "Written.")]))
+        _configure(home, server)
+        done = _run(home, "write hello.txt", "all")
+        assert done.code == 0, done.stderr
+        server.assert_all_consumed()
+    assert target.read_text() == "hi from claude\n"
+    events = done.events()
+    (decided,) = [e for e in events if e["type"] == "call_decided"]
+    assert decided["decision"] == "approve"
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["status"] == "done" and "+hi from claude" in finished["output"]
+    assert "Written." in "".join(e["text"] for e in events if e["type"] == "text")
+    session = home.records()[0]["id"]
+    rewound = home.run_argv(
+        [sys.executable, "-m", "tui_agent.cli", "rewind", session, "--to", "1", "--files-only"],
+        key=None,
+    )
+    assert rewound.code == 0, rewound.stderr
+    assert not target.exists()
+
+
+def test_claude_codes_write_denied_writes_nothing(home: Home) -> None:
+    target = home.workspace / "no.txt"
+    with _server() as server:
+        server.script(_write_call(target, "nope\n"), Reply([("text", "Understood.")]))
+        _configure(home, server)
+        done = _run(home, "write no.txt", "never")
+        assert done.code == 0, done.stderr
+    assert not target.exists()
+    events = done.events()
+    (decided,) = [e for e in events if e["type"] == "call_decided"]
+    assert decided["decision"] == "deny"
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["status"] == "denied"
+
+
+def _session(tmp_path: Path, server: FakeProvider, approver: Any, writer: _Writer) -> AcpSession:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    return AcpSession(
+        "claude",
+        [str(ADAPTER)],
+        _claude_env(tmp_path, server),
+        workspace=workspace,
+        approver=approver,
+        policy=ApprovalPolicy(),
+        writer=writer,
+        checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
+    )
+
+
+async def test_claude_code_asks_tui_agents_approver_and_y_writes(tmp_path: Path) -> None:
+    from tui_agent.approval.decision import approve
+
+    target = tmp_path / "ws" / "asked.txt"
+    writer, answers = _Writer(), _Answers(approve())
+    with _server() as server:
+        server.script(_write_call(target, "asked\n"), Reply([("text", "Done.")]))
+        session = _session(tmp_path, server, answers, writer)
+        await session.start()
+        try:
+            events = [event async for event in session.send("write asked.txt")]
+        finally:
+            await session.close()
+    (request,) = answers.asked
+    assert request.risk == "write" and "asked.txt" in request.tool_name
+    assert target.read_text() == "asked\n"
+    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "complete"
+    kinds = [r.type for r in writer.records]
+    assert kinds.index("checkpoint") < kinds.index("checkpoint_done")
+
+
+async def test_esc_mid_stream_cancels_claude_code(tmp_path: Path) -> None:
+    writer = _Writer()
+    words = [("text", f"word{n} ") for n in range(400)]
+    with _server() as server:
+        server.script(Reply(words, stop="end_turn", faults=[Drip(40, 0.02)]))
+        session = _session(tmp_path, server, _Answers(), writer)
+        await session.start()
+        events: list[Any] = []
+        try:
+            async for event in session.send("talk slowly"):
+                events.append(event)
+                if isinstance(event, TextDelta) and not session._cancelled:
+                    session.cancel()
+        finally:
+            await session.close()
+    assert [e for e in events if isinstance(e, TurnTruncated)]
+    assert not [e for e in events if isinstance(e, TurnCompleted)]
+    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
+    assert "assistant" not in [r.type for r in writer.records]
+
+
+def test_the_adapter_is_the_pinned_version() -> None:
+    wanted = json.loads((ADAPTER.parents[2] / "package.json").read_text())["dependencies"]
+    package = ADAPTER.parents[1] / "@zed-industries" / "claude-code-acp" / "package.json"
+    installed = json.loads(package.read_text())["version"]
+    assert installed == wanted["@zed-industries/claude-code-acp"]
+    assert os.access(ADAPTER, os.X_OK)
+    assert subprocess.run(["node", "--version"], capture_output=True, check=False).returncode == 0
