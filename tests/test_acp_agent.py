@@ -8,6 +8,7 @@ import json
 import sys
 
 import pytest
+from acp import RequestError
 from acp.schema import (
     EmbeddedResourceContentBlock,
     McpServerStdio,
@@ -27,6 +28,14 @@ async def test_initialize_advertises_what_is_served(home: Home) -> None:
     with FakeProvider("openai-chat", api_key=KEY) as server:
         async with acp_agent(home, server) as agent:
             init = agent.init
+            with pytest.raises(RequestError) as unknown:
+                await agent.conn.load_session(
+                    cwd=str(home.workspace), session_id="nosuchsession", mcp_servers=[]
+                )
+            with pytest.raises(RequestError) as relative:
+                await agent.conn.new_session(cwd="ws", mcp_servers=[])
+    assert "nosuchsession" in str(unknown.value)
+    assert "absolute" in str(relative.value.data)
     capabilities = init.agent_capabilities
     assert capabilities is not None
     assert capabilities.load_session is True
