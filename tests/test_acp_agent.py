@@ -1,6 +1,7 @@
 """`tui-agent acp` as a subprocess, driven by the ACP SDK's own client, against the fake
 provider: what it advertises, a prompt answered with text, saved as any session, listed by
-`tui-agent sessions`, loaded again (session/load) and continued; the files a prompt names."""
+`tui-agent sessions` and session/list, loaded again (session/load) and continued; the files
+a prompt names."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ async def test_initialize_advertises_what_is_served(home: Home) -> None:
     capabilities = init.agent_capabilities
     assert capabilities is not None
     assert capabilities.load_session is True
+    assert capabilities.session_capabilities is not None
+    assert capabilities.session_capabilities.list is not None
     prompts = capabilities.prompt_capabilities
     assert prompts is not None
     assert (prompts.image, prompts.audio, prompts.embedded_context) == (False, False, True)
@@ -83,12 +86,17 @@ async def test_a_saved_session_is_listed_loaded_and_goes_on(home: Home) -> None:
         assert listed.code == 0, listed.stderr
         assert session_id[:8] in listed.stdout
         async with acp_agent(home, server) as again:
+            listed_here = await again.conn.list_sessions(cwd=str(home.workspace))
+            listed_elsewhere = await again.conn.list_sessions(cwd=str(home.root))
             await again.conn.load_session(
                 cwd=str(home.workspace), session_id=session_id, mcp_servers=[]
             )
             replayed = list(again.client.updates)
             response = await again.prompt(session_id, "sure?")
         server.assert_all_consumed()
+    (info,) = listed_here.sessions
+    assert (info.session_id, info.title) == (session_id, "when do we ship?")
+    assert listed_elsewhere.sessions == []
     assert [u.session_update for u in replayed] == [
         "user_message_chunk",
         "tool_call",

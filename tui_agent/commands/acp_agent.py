@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -43,11 +44,15 @@ from acp.schema import (
     AgentCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -58,7 +63,9 @@ from ..agent.events import LoopEnded, Notice, TurnTruncated
 from ..approval.policy import ApprovalMode
 from ..config import ConfigError, load_config, resolve_profile
 from ..conversation import AssistantMessage, ToolResultMessage, UserMessage
-from ..session import SessionError
+from ..session import SessionError, SessionStore
+from ..session.paths import sessions_dir
+from ..session.summary import same_workspace
 from ..text.sanitize import visible_line
 from ..transport import RetryWait
 from ..wiring.host import SessionHost, open_host
@@ -78,6 +85,7 @@ MODES = {
     "auto-read": "reading tools run without asking; the rest is asked",
     "auto-all": "every valid call runs without asking",
 }
+LIST_PAGE = 100
 PROMPT_BUSY = "a prompt is already running in this session; cancel it first"
 
 
@@ -184,7 +192,7 @@ class AcpAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         # What is served: text prompts, resource links and embedded text resources (attached
-        # as the app's @ files: acp_prompt.py), session/load; no images or audio, no MCP
+        # as the app's @ files: acp_prompt.py), session/load and /list; no images or audio, no MCP
         # servers of the client's, no authentication (the key is the environment's, as `run`).
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
@@ -194,6 +202,7 @@ class AcpAgent:
                     image=False, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=False, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="tui-agent", title="tui-agent", version=_version()),
             auth_methods=[],
@@ -225,6 +234,30 @@ class AcpAgent:
         session = await self._open(cwd, resume=session_id)
         await self._replay(session)
         return LoadSessionResponse(modes=_modes(session))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The saved sessions (of ``cwd`` when given), most recently updated first, as
+        `tui-agent sessions` lists them; a page of ``LIST_PAGE``, the cursor its offset."""
+        start = int(cursor) if cursor is not None and cursor.isdigit() else 0
+        summaries = await asyncio.to_thread(SessionStore(sessions_dir()).list)
+        if cwd is not None:
+            summaries = [s for s in summaries if same_workspace(s.workspace, cwd)]
+        page = summaries[start : start + LIST_PAGE]
+        more = start + LIST_PAGE < len(summaries)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=s.id,
+                    cwd=s.workspace,
+                    title=s.title,
+                    updated_at=datetime.fromtimestamp(s.updated, UTC).isoformat(),
+                )
+                for s in page
+            ],
+            next_cursor=str(start + LIST_PAGE) if more else None,
+        )
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
