@@ -36,7 +36,12 @@ from ..approval.approver import HeadlessApprover
 from ..config import ConfigError
 from ..context.events import context_line
 from ..conversation import Attachment, attachment_label
-from ..prompting.attachments import AttachError, mentioned_paths, read_attachments
+from ..prompting.attachments import (
+    AttachError,
+    mentioned_paths,
+    read_attachments,
+    read_chosen_file,
+)
 from ..session import Redactor, SessionError
 from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
@@ -139,10 +144,14 @@ async def _run(args: argparse.Namespace, shown: list[_Printer]) -> int:
 
 
 def _attachments(args: argparse.Namespace, ctx: ToolContext) -> tuple[Attachment, ...]:
-    """The files ``--attach`` names (relative to the current folder), then the prompt's
-    ``@path`` words that name files of the workspace."""
-    named = [os.path.abspath(path) for path in getattr(args, "attach", None) or []]
-    return read_attachments([*named, *mentioned_paths(args.prompt, ctx.workspace)], ctx)
+    """The files ``--attach`` names (relative to the current folder; an image may be outside
+    the workspace), then the prompt's ``@path`` words that name files of the workspace."""
+    named = [read_chosen_file(os.path.abspath(p), ctx) for p in getattr(args, "attach", None) or []]
+    mentioned = read_attachments(mentioned_paths(args.prompt, ctx.workspace), ctx)
+    attached: dict[str, Attachment] = {}
+    for attachment in (*named, *mentioned):
+        attached.setdefault(attachment.path, attachment)
+    return tuple(attached.values())
 
 
 async def _run_agent(args: argparse.Namespace, shown: list[_Printer]) -> int:

@@ -6,14 +6,20 @@ folders and outside the sandbox's denied paths; the file is opened from the work
 binary. Only the first ``MAX_ATTACHMENT_BYTES`` are attached (the block says it was cut). A PNG,
 JPEG, GIF or WebP file is attached as an image (checked and scaled down: images/).
 
-``mentioned_paths`` finds the ``@path`` words of a message, for ``tui-agent run``.
+``mentioned_paths`` finds the ``@path`` words of a message, for ``tui-agent run``. A file the
+person names themselves (``run --attach``, a path pasted or dropped in the message box) may also
+be an image from outside the workspace (a screenshot folder): never one in the app's own folders
+or the sandbox's denied paths, never through a symlink.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from ..conversation import Attachment
 from ..images import ImageError, read_image, sniffed_image
@@ -76,6 +82,61 @@ def read_attachments(paths: Iterable[str], ctx: ToolContext) -> tuple[Attachment
         attachment = read_attachment(path, ctx)
         attached.setdefault(attachment.path, attachment)
     return tuple(attached.values())
+
+
+def read_chosen_file(path: str, ctx: ToolContext) -> Attachment:
+    """A file the person chose (``--attach``, a pasted path): as ``read_attachment`` inside the
+    workspace; outside it, only an image, under the same refusals."""
+    real = Path(os.path.realpath(Path(ctx.workspace) / os.path.expanduser(path)))
+    workspace = Path(os.path.realpath(ctx.workspace))
+    if real.is_relative_to(workspace):
+        return read_attachment(str(real), ctx)
+    shown = real.name
+    if _denied(real, ctx) or any(real.is_relative_to(p) for p in ctx.protected):
+        raise AttachError(f"{path} is in a folder that is refused; it cannot be attached")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise AttachError(f"{path} is not a regular file")
+            if sniffed_image(handle) is None:
+                raise AttachError(
+                    f"{path} is outside the workspace; only an image from outside it is attached"
+                )
+            return Attachment(shown, "", image=read_image(handle, shown))
+    except ImageError as exc:
+        raise AttachError(str(exc)) from None
+    except OSError as exc:
+        raise AttachError(f"{path}: {exc.strerror or type(exc).__name__}") from None
+
+
+def pasted_path(text: str) -> str | None:
+    """The file path a paste is, when it is one (a terminal pastes a dropped file as its path:
+    quoted, with backslash-escaped spaces, or as a file:// URI), else None."""
+    text = text.strip()
+    if not text or "\n" in text or len(text) > 4096:
+        return None
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    if text.startswith("file://"):
+        text = unquote(urlsplit(text).path)
+    else:
+        text = re.sub(r"\\(.)", r"\1", text)
+    if not text.startswith(("/", "~")):
+        return None
+    return text if os.path.isfile(os.path.expanduser(text)) else None
+
+
+def pasted_image(text: str) -> str | None:
+    """The path a paste is when it names an image file (PNG, JPEG, GIF, WebP), else None."""
+    path = pasted_path(text)
+    if path is None:
+        return None
+    try:
+        with open(os.path.expanduser(path), "rb") as handle:
+            return path if sniffed_image(handle) is not None else None
+    except OSError:
+        return None
 
 
 def _denied(real: Path, ctx: ToolContext) -> bool:

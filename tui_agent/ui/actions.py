@@ -257,6 +257,13 @@ ACTIONS: tuple[Action, ...] = (
         run.history,
         Key("alt+r", "History", show=False, priority=True),
     ),
+    Action(
+        "paste-image",
+        "attach the clipboard's image (Alt+V; wl-paste, xclip or pngpaste)",
+        run.paste_image,
+        Key("alt+v", "Paste image", show=False, priority=True),
+        (Entry("Paste image", "Attach the clipboard's image to the message (Alt+V)"),),
+    ),
     # Without a key.
     Action("help", "list the slash commands", _help),
     Action(

@@ -1,10 +1,13 @@
 """@file mentions in the message box: ``@`` then part of a path offers the workspace's files
 (``prompting/file_index``, built in the background when first needed, refreshed when older than
 10 s); taking one puts ``@path`` in the text and attaches the file's content as a chip
-(``prompting/attachments``: the read_file rules, the sandbox's denied paths, capped)."""
+(``prompting/attachments``: the read_file rules, the sandbox's denied paths, capped). An image
+file's path pasted (or dropped: terminals paste it as its path) is attached as an image, and
+/paste-image (Alt+V) attaches the clipboard's image (``images/clipboard``)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -113,5 +116,46 @@ class Mentions:
         self.chips.add(attachment)
         return attachment
 
+    def paste(self, text: str) -> bool:
+        """Attach a pasted image file's path; False for any other paste (it goes in as text)."""
+        from ..prompting.attachments import AttachError, pasted_image, read_chosen_file
+
+        host = self.app.host
+        path = pasted_image(text) if host is not None else None
+        if host is None or path is None:
+            return False
+        try:
+            attachment = read_chosen_file(path, host.agent.calls.context)
+        except AttachError as exc:
+            self.app.notify(f"not attached: {exc}", severity="warning", markup=False)
+            return True  # a path to an image, not text to send
+        self.chips.add(attachment)
+        return True
+
     def take_all(self) -> tuple[Attachment, ...]:
         return self.chips.take_all()
+
+
+def paste_clipboard(app: Shell) -> None:
+    """Attach the clipboard's image, read in a worker thread (the tool may take a moment)."""
+
+    def read() -> Attachment:
+        from ..images import prepare_image
+        from ..images.clipboard import read_clipboard_image
+
+        image = prepare_image(read_clipboard_image(), "the clipboard's image")
+        kind = image.media_type.removeprefix("image/").replace("jpeg", "jpg")
+        return Attachment(f"clipboard-{image.digest[:8]}.{kind}", "", image=image)
+
+    async def attach() -> None:
+        from ..images import ImageError
+        from ..images.clipboard import ClipboardError
+
+        try:
+            attachment = await asyncio.to_thread(read)
+        except (ClipboardError, ImageError) as exc:
+            app.notify(f"no image attached: {exc}", severity="warning", markup=False)
+            return
+        app.query_one(AttachmentChips).add(attachment)
+
+    app.run_worker(attach(), group="clipboard", exclusive=True)

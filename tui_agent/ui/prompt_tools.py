@@ -37,6 +37,7 @@ class PromptTools:
         prompt = self.prompt
         await prompt.parent.mount(self.list, self.mentions.chips, before=prompt)  # type: ignore[union-attr]
         prompt.key_hook = self.key
+        prompt.paste_hook = self.mentions.paste
         self.app.watch(prompt, "selection", lambda _: self.refresh(), init=False)
 
     def _document(self) -> Document:

@@ -47,9 +47,18 @@ class PromptInput(TextArea):
         self._draft = ""
         # Set by ui/prompt_tools.py: True when the open completion list took the key.
         self.key_hook: Callable[[str], bool] | None = None
+        # Set by ui/prompt_tools.py: True when a paste was taken as an attachment (a dropped
+        # image file arrives as its path), so it is not inserted as text.
+        self.paste_hook: Callable[[str], bool] | None = None
 
     def on_mount(self) -> None:
         terminal_keys.install()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls TextArea's own handler after this one unless the default is prevented.
+        if self.paste_hook is not None and self.paste_hook(event.text):
+            event.prevent_default()
+            event.stop()
 
     async def _on_key(self, event: events.Key) -> None:
         if self.key_hook is not None and self.key_hook(event.key):

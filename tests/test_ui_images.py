@@ -1,0 +1,106 @@
+"""Images in the app (Pilot, the real app against the fake provider): a pasted or dropped image
+file's path becomes a chip saying what is sent (type, pixels, bytes; never base64), Alt+V
+attaches the clipboard's image or says why it cannot, and the message goes with the image."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from tui_agent.images import prepare_image
+from tui_agent.ui.widgets.attachment_chips import AttachmentChip
+from tui_agent.ui.widgets.prompt_input import PromptInput
+
+from .approval_prompt_app import screen_text
+from .fake_provider import FakeProvider
+from .image_helpers import png
+from .ui_app_helpers import (
+    KEY,
+    AppEnv,
+    answer,
+    make_env,
+    prompt_text,
+    running,
+    wait_for,
+    wait_idle_agent,
+    wait_text,
+)
+
+PROTOCOL = "openai-chat"
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
+    env = make_env(tmp_path, monkeypatch)
+    (tmp_path / "Pictures").mkdir()
+    (tmp_path / "Pictures" / "shot one.png").write_bytes(png(16, 9))
+    (env.workspace / "notes.txt").write_text("notes\n")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    return env
+
+
+def _toasts(app: object) -> str:
+    return "\n".join(str(n.message) for n in app._notifications)  # type: ignore[attr-defined]
+
+
+async def test_a_dropped_image_path_is_a_chip_and_goes_with_the_message(env: AppEnv) -> None:
+    shot = prepare_image(png(16, 9), "shot one.png")
+    dropped = "'" + str(env.workspace.parent / "Pictures" / "shot one.png") + "'"
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        server.script(answer(PROTOCOL, "A red square."))
+        async with running(server, env) as (app, pilot):
+            prompt = app.query_one(PromptInput)
+            prompt.focus()
+            app.post_message(events.Paste(dropped))
+            await wait_for(pilot, lambda: bool(app.query(AttachmentChip)), "the chip")
+            assert prompt_text(app) == ""  # the path is not pasted as text
+            label = f"@shot one.png (PNG 16x9, {len(shot.data)} B)"
+            await wait_text(pilot, label)
+            assert shot.base64()[:20] not in screen_text(app)
+            # A path to a text file is only text.
+            app.post_message(events.Paste(str(env.workspace / "notes.txt")))
+            await wait_for(pilot, lambda: prompt_text(app) != "", "the pasted text")
+            assert prompt_text(app) == str(env.workspace / "notes.txt")
+            assert len(app.query(AttachmentChip)) == 1
+            prompt.clear()
+            prompt.insert("what is this?")
+            await pilot.press("enter")
+            await wait_idle_agent(pilot)
+            await wait_text(pilot, "A red square.")
+            await wait_text(pilot, f"📎 attached {label}")
+            content = server.requests[0].json["messages"][-1]["content"]
+            assert content[2] == {"type": "image_url", "image_url": {"url": shot.data_url()}}
+
+
+async def test_alt_v_attaches_the_clipboard_image_or_says_why_not(
+    env: AppEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        async with running(server, env) as (app, pilot):
+            app.query_one(PromptInput).focus()
+            await pilot.press("alt+v")
+            await wait_for(pilot, lambda: "no clipboard tool found" in _toasts(app), "notice")
+            assert not app.query(AttachmentChip)
+            image = env.workspace.parent / "Pictures" / "shot one.png"
+            tool = env.workspace.parent / "bin" / "wl-paste"
+            tool.write_text(
+                '#!/bin/sh\nif [ "$1" = "--list-types" ]; then echo image/png; exit 0; fi\n'
+                f'cat "{image}"\n'
+            )
+            tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+            monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+            await pilot.press("alt+v")
+            await wait_for(pilot, lambda: bool(app.query(AttachmentChip)), "the chip")
+            (chip,) = app.query(AttachmentChip)
+            digest = prepare_image(image.read_bytes(), "x").digest
+            assert chip.attachment.path == f"clipboard-{digest[:8]}.png"
+            await wait_text(pilot, f"@clipboard-{digest[:8]}.png (PNG 16x9, ")
+        assert server.requests == []
