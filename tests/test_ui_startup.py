@@ -33,6 +33,8 @@ HEAVY = (
     # the email parser) were the command line's parser's own cost on every launch.
     "tui_agent.approval",
     "importlib.metadata",
+    # Textual's RichLog (a tool result's output) brings rich.pretty and attrs.
+    "rich.pretty",
 )
 # tui_agent.wiring holds the light HostOptions the app needs; everything else in it is heavy.
 LIGHT_IN_WIRING = ("tui_agent.wiring", "tui_agent.wiring.host_options")

@@ -64,3 +64,13 @@ async def test_the_app_starts_past_a_bad_theme_file(
         assert "broken" not in app.available_themes
         await pilot.press("ctrl+q")
     assert app.return_code in (0, None)
+
+
+def test_the_shipped_themes_pass_the_check_a_users_file_gets() -> None:
+    # Not checked on every start (their colour systems cost ~3 ms each): checked here.
+    from tui_agent.ui.themes import BUILTIN_DIR, _theme
+
+    files = sorted(BUILTIN_DIR.glob("*.toml"))
+    assert len(files) >= 3
+    for path in files:
+        _theme(path, check=True).to_color_system().generate()

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..sanitize import safe_text, visible
 
@@ -156,6 +156,10 @@ class ToolResultView(Vertical):
     def compose(self) -> ComposeResult:
         yield ResultSummary()
         # Long lines wrap (an advice past the edge was cut before); text only, no markup.
+        # Here, not at the top: Textual's RichLog imports rich.pretty and attrs (~10 ms), which
+        # the first screen, with no result on it, does not need.
+        from textual.widgets import RichLog
+
         yield RichLog(wrap=True, highlight=False, markup=False, auto_scroll=False, min_width=20)
         yield Static(classes="note")
 
@@ -177,6 +181,8 @@ class ToolResultView(Vertical):
             return
         self._filled = True
         lines, note = display_lines(self.model.output or "")
+        from textual.widgets import RichLog
+
         self.query_one(RichLog).write(Text("\n".join(lines)), scroll_end=False)
         if note is not None:
             self.query_one(".note", Static).update(Text(note))
