@@ -11,8 +11,7 @@ everywhere: a call runs only from a complete turn, validated and approved; a tru
 runs nothing and saves no assistant turn. ``session/cancel`` stops the turn. Sessions are saved
 in the app's format, so ``tui-agent sessions`` lists them and ``session/load`` resumes them.
 
-The protocol owns stdin and stdout: fd 0 is /dev/null and fd 1 is stderr while it runs, so no
-tool, library or stray print can read or write the protocol's bytes. Notices go to stderr.
+The protocol owns stdin and stdout (``acp_stdio.py``); notices go to stderr.
 """
 
 from __future__ import annotations
@@ -30,16 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
-from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
-from acp.helpers import (
-    start_tool_call,
-    text_block,
-    tool_content,
-    update_agent_message_text,
-    update_agent_thought_text,
-    update_tool_call,
-    update_user_message_text,
-)
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -62,7 +51,6 @@ from acp.schema import (
 from ..agent.events import LoopEnded, Notice, TurnTruncated
 from ..approval.policy import ApprovalMode
 from ..config import ConfigError, load_config, resolve_profile
-from ..conversation import AssistantMessage, ToolResultMessage, UserMessage
 from ..session import SessionError, SessionStore
 from ..session.paths import sessions_dir
 from ..session.summary import same_workspace
@@ -72,7 +60,8 @@ from ..wiring.host import SessionHost, open_host
 from ..wiring.host_options import HostOptions
 from .acp_approver import AcpApprover
 from .acp_prompt import PromptMessage, prompt_message
-from .acp_updates import CallViews, TurnUpdates
+from .acp_stdio import claim_stdio, stdio_streams
+from .acp_updates import CallViews, TurnUpdates, replayed
 from .exit_status import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -102,7 +91,7 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _say(" ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
         return EXIT_USAGE
-    protocol_in, protocol_out = _claim_stdio()
+    protocol_in, protocol_out = claim_stdio()
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(_serve(args, protocol_in, protocol_out))
     return EXIT_OK
@@ -113,37 +102,13 @@ def _say(text: str) -> None:
         print(f"tui-agent acp: {visible_line(text)}", file=sys.stderr, flush=True)
 
 
-def _claim_stdio() -> tuple[BinaryIO, BinaryIO]:
-    """The protocol's own copies of stdin and stdout; fd 0 becomes /dev/null, fd 1 stderr."""
-    sys.stdout.flush()
-    protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    nothing = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(nothing, 0)
-    os.close(nothing)
-    os.dup2(2, 1)
-    return protocol_in, protocol_out
-
-
-async def _streams(
-    protocol_in: BinaryIO, protocol_out: BinaryIO
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), protocol_in)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, protocol_out
-    )
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
-
-
 async def _serve(args: argparse.Namespace, protocol_in: BinaryIO, protocol_out: BinaryIO) -> None:
     task = asyncio.current_task()
     if task is not None:  # as `run`: SIGTERM and SIGHUP end it cleanly, tools killed
         for signum in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 asyncio.get_running_loop().add_signal_handler(signum, task.cancel)
-    reader, writer = await _streams(protocol_in, protocol_out)
+    reader, writer = await stdio_streams(protocol_in, protocol_out)
     agent = AcpAgent(args)
     try:
         # Not a subclass of acp.Agent: the SDK routes every method a class has, so the
@@ -232,7 +197,8 @@ class AcpAgent:
             open_already.cancel()
             await open_already.host.close()
         session = await self._open(cwd, resume=session_id)
-        await self._replay(session)
+        for update in replayed(session.host.history, session.views):
+            await self.client.session_update(session_id=session.id, update=update)
         return LoadSessionResponse(modes=_modes(session))
 
     async def list_sessions(
@@ -372,35 +338,6 @@ class AcpAgent:
 
     def _notice(self, session: AcpSession, notice: Notice) -> None:
         _say(f"{notice.level}: {session.host.redactor.redact(notice.text)}")
-
-    async def _replay(self, session: AcpSession) -> None:
-        """session/load: the conversation so far, as the client shows it: the messages, and
-        each call with its result (its arguments as the model sent them are not shown)."""
-        redact = session.host.redactor.redact
-        views = session.views
-        updates: list[Any] = []
-        for message in session.host.history:
-            if isinstance(message, UserMessage):
-                updates.append(update_user_message_text(redact(message.text)))
-            elif isinstance(message, AssistantMessage):
-                if message.reasoning:
-                    updates.append(update_agent_thought_text(redact(message.reasoning)))
-                if message.text:
-                    updates.append(update_agent_message_text(redact(message.text)))
-                updates += [
-                    start_tool_call(redact(call.id), redact(call.name), kind=views.kind(call.name))
-                    for call in message.tool_calls
-                ]
-            elif isinstance(message, ToolResultMessage):
-                updates.append(
-                    update_tool_call(
-                        redact(message.call_id),
-                        status="failed" if message.is_error else "completed",
-                        content=[tool_content(text_block(redact(message.output)))],
-                    )
-                )
-        for update in updates:
-            await self.client.session_update(session_id=session.id, update=update)
 
 
 def _not_used(mcp_servers: list[Any] | None) -> None:

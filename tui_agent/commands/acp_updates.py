@@ -5,7 +5,8 @@ own (as `run` prints them). A call is a ``tool_call`` the moment it is announced
 arguments are never shown while they stream), then ``tool_call_update``s: the validated
 arguments (``rawInput``, title, locations) once the complete turn's call was validated, running,
 and its one result (completed or failed, with the output and, for a file written or edited, a
-diff). A call of a truncated turn is failed, never run.
+diff). A call of a truncated turn is failed, never run. ``replayed``: a loaded session's
+conversation, as updates.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from acp.helpers import (
+    start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_tool_call,
+    update_user_message_text,
 )
 from acp.schema import (
     AgentMessageChunk,
@@ -33,6 +37,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolKind,
+    UserMessageChunk,
 )
 
 from ..agent.events import (
@@ -45,6 +50,7 @@ from ..agent.events import (
     TurnStarted,
     TurnTruncated,
 )
+from ..conversation import AssistantMessage, Message, ToolResultMessage, UserMessage
 from ..session import Redactor
 from ..session.stream_redaction import StreamRedactor, redact_value
 from ..stream.events import ReasoningDelta, TextDelta
@@ -52,7 +58,7 @@ from ..stream.progress import ToolCallAnnounced
 from ..tools.spec import ToolSpec
 from ..tools.validation import ValidatedCall
 
-Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
+Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
 ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
 # The built-in tools' kinds; any other tool's follows from its risk.
@@ -308,3 +314,28 @@ def _thought(text: str) -> list[Update]:
 
 def _status(call_id: str, status: Any) -> ToolCallProgress:
     return ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status=status)
+
+
+def replayed(history: list[Message], views: CallViews) -> list[Update]:
+    """session/load: the conversation so far, as the client shows it: the messages, and each
+    call with its result (its arguments as the model sent them are not shown)."""
+    redact = views.redactor.redact
+    updates: list[Update] = []
+    for message in history:
+        if isinstance(message, UserMessage):
+            updates.append(update_user_message_text(redact(message.text)))
+        elif isinstance(message, AssistantMessage):
+            updates += _thought(redact(message.reasoning)) + _message(redact(message.text))
+            updates += [
+                start_tool_call(redact(call.id), redact(call.name), kind=views.kind(call.name))
+                for call in message.tool_calls
+            ]
+        elif isinstance(message, ToolResultMessage):
+            updates.append(
+                update_tool_call(
+                    redact(message.call_id),
+                    status="failed" if message.is_error else "completed",
+                    content=[tool_content(text_block(redact(message.output)))],
+                )
+            )
+    return updates
