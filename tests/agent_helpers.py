@@ -147,6 +147,7 @@ class Harness:
     writer: SessionWriter
     workspace: Path
     stamps: list[tuple[float, AgentEvent]] = field(default_factory=list)
+    delegation: Delegation | None = None  # the task tool's (agent_over's agents)
 
     async def send(self, text: str) -> list[AgentEvent]:
         return await self.collect(self.agent.send(text))
@@ -211,6 +212,8 @@ async def agent_over(
         try:
             async with httpx.AsyncClient() as client:
                 scripted = approver or ScriptedApprover()
+                depth = config.settings.subagent_depth
+                delegation = None if agents is None else Delegation(agents, depth)
                 agent = build_agent(
                     profile=profile_for(server),
                     config=config,
@@ -221,11 +224,18 @@ async def agent_over(
                     policy=ApprovalPolicy(mode, SessionRules(rules)),
                     writer=writer,
                     config_path=config_path,
-                    delegation=None
-                    if agents is None
-                    else Delegation(agents, config.settings.subagent_depth),
+                    delegation=delegation,
                 )
-                yield Harness(protocol, server, agent, scripted, store, writer, workspace)
+                yield Harness(
+                    protocol,
+                    server,
+                    agent,
+                    scripted,
+                    store,
+                    writer,
+                    workspace,
+                    delegation=delegation,
+                )
         finally:
             writer.close()
 

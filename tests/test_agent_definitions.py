@@ -184,3 +184,9 @@ def test_the_workspace_agents_wait_for_trust_and_are_then_offered(tmp_path: Path
     assert [a.name for a in delegation.book.agents] == ["explore", "tester"]
     off = Config.model_validate({"settings": {"subagent_depth": 0}})
     assert session_delegation(off, content, True, []) is None
+
+
+def test_claude_code_model_aliases_are_the_sessions_model() -> None:
+    for alias in ("sonnet", "Opus", "haiku", "inherit"):
+        text = f"---\nname: a\ndescription: d\nmodel: {alias}\n---\nbody\n"
+        assert parse_agent(text).model is None

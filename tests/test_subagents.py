@@ -15,10 +15,13 @@ import pytest
 from tui_agent.agent.call_results import INTERRUPTED
 from tui_agent.agent.events import (
     AgentEvent,
+    CallDecided,
     LoopEnded,
     Notice,
     SubagentEvent,
     ToolFinished,
+    ToolStarted,
+    TurnCompleted,
     TurnStarted,
     event_to_json,
 )
@@ -301,3 +304,127 @@ def test_no_task_tool_at_depth_zero_and_none_without_agents() -> None:
     assert Delegation(book(), 1).offers_task
     assert [a.name for a in book().agents] == ["explore"]
     assert not isinstance(TurnStarted(1), SubagentEvent)
+
+
+async def test_a_mode_change_decides_a_subagents_open_question_again(tmp_path: Path) -> None:
+    approver = ScriptedApprover(approve(), HOLD)
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(task("call_T", "explore"))),
+        Reply(call_ops(("sub_1", "list_dir", {"path": "."}))),
+        answer(PROTOCOL, "Listed."),
+        answer(PROTOCOL, "Done."),
+        approver=approver,
+        agents=book(),
+    ) as h:
+        assert h.delegation is not None
+        delegation = h.delegation
+
+        async def switch_once_asked() -> None:
+            await approver.holding.wait()
+            h.agent.calls.policy.mode = ApprovalMode.AUTO_READ
+            delegation.mode_changed()
+
+        switch = asyncio.ensure_future(switch_once_asked())
+        events = await h.send("list")
+        assert switch.done()
+        sub = inner(events, "call_T")
+        decisions = [e for e in sub if isinstance(e, CallDecided)]
+        assert [(d.decision, d.by) for d in decisions] == [("approve", "policy")]
+        assert finished(sub)["sub_1"].status == "done"
+        assert finished(events)["call_T"].output == "Listed."
+
+
+async def test_two_read_tasks_run_together_and_a_write_task_after_them(tmp_path: Path) -> None:
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(
+            call_ops(
+                task("call_1", "explore", description="one"),
+                task("call_2", "explore", description="two"),
+                task("call_W", "writer", "write b.txt", "write b"),
+            )
+        ),
+        answer(PROTOCOL, "explored"),
+        answer(PROTOCOL, "explored"),
+        Reply(call_ops(("w_1", "write_file", {"path": "b.txt", "content": "B"}))),
+        answer(PROTOCOL, "wrote b.txt"),
+        answer(PROTOCOL, "All done."),
+        mode=ApprovalMode.AUTO_ALL,
+        agents=book(WRITER),
+    ) as h:
+        events = await h.send("explore twice, then write")
+        order = [
+            (type(e).__name__, e.call_id)
+            for e in events
+            if isinstance(e, ToolStarted | ToolFinished)
+        ]
+        first_end = min(
+            order.index(("ToolFinished", "call_1")), order.index(("ToolFinished", "call_2"))
+        )
+        assert order.index(("ToolStarted", "call_2")) < first_end  # the reads ran together
+        assert order.index(("ToolStarted", "call_W")) > max(
+            order.index(("ToolFinished", "call_1")), order.index(("ToolFinished", "call_2"))
+        )
+        assert (h.workspace / "b.txt").read_text() == "B"
+        assert finished(events)["call_W"].output == "wrote b.txt"
+        h.assert_session_valid()
+
+
+async def test_trusted_agents_join_the_task_tools_list_and_a_model_is_its_own(
+    tmp_path: Path,
+) -> None:
+    from tui_agent.wiring.subagents import offer_agents
+
+    small = AgentDefinition("small", "A small model.", "Be brief.", ("list_dir",), model="tiny")
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(task("call_T", "small"))),
+        answer(PROTOCOL, "brief"),
+        answer(PROTOCOL, "Done."),
+        mode=ApprovalMode.AUTO_READ,
+        agents=book(),
+    ) as h:
+        assert h.delegation is not None
+        spec = h.agent.calls.registry.get("task")
+        assert spec is not None and "- small:" not in spec.description
+        offer_agents(h.agent, h.delegation, (small,))
+        spec = h.agent.calls.registry.get("task")
+        assert spec is not None and "- small: A small model." in spec.description
+        assert any(t.name == "task" and "- small:" in t.description for t in h.agent.tools)
+        events = await h.send("be brief")
+        assert finished(events)["call_T"].output == "brief"
+        assert h.server.requests[1].json["model"] == "tiny"
+        assert h.server.requests[2].json["model"] == h.server.requests[0].json["model"]
+
+
+async def test_esc_while_a_subagents_answer_streams_cancels_the_task(tmp_path: Path) -> None:
+    from .fake_provider.steps import StallBeforeTerminal
+
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(task("call_T", "explore"))),
+        Reply([("text", "Half an answer")], stop="stop", faults=StallBeforeTerminal()),
+        approver=ScriptedApprover(approve()),
+        agents=book(),
+    ) as h:
+        events: list[AgentEvent] = []
+        async with asyncio.timeout(LOOP_TIMEOUT_S):
+            async for event in h.agent.send("explore"):
+                events.append(event)
+                if isinstance(event, SubagentEvent) and isinstance(event.event, TextDelta):
+                    h.agent.cancel()
+        h.server.release()
+        check_order(events)
+        assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
+        result = finished(events)["call_T"]
+        assert result.status == "interrupted" and result.output == INTERRUPTED
+        sub = inner(events, "call_T")
+        assert not any(isinstance(e, TurnCompleted) for e in sub)  # the half turn was not kept
+        h.assert_session_valid()
+        nested = [r.record.type for r in h.records() if isinstance(r, SubagentRecord)]
+        assert "assistant" not in nested

@@ -87,3 +87,20 @@ async def test_a_subagents_call_is_approved_on_the_armed_prompt_with_its_agent_n
             assert [(c.name, c.state) for c in view.model.calls] == [("read_file", "done")]
             assert view.model.step == "answered"
             await pilot.press("ctrl+q")
+
+
+async def test_slash_agents_lists_explore_and_the_config_folders(env: AppEnv) -> None:
+    folder = env.root / "config" / "tui-agent" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews.\ntools: Read, Grep\n---\nReview.\n"
+    )
+    (folder / "broken.md").write_text("no front matter\n")
+    with FakeProvider(PROTOCOL, api_key=KEY) as server:
+        async with running(server, env) as (app, pilot):
+            await send(pilot, "/agents")
+            await wait_text(pilot, "agents the task tool can start (2)")
+            text = screen_text(app)
+            assert "explore (built in)" in text and "reviewer (config folder)" in text
+            assert "tools: read_file, search_text" in text
+            assert "agents/broken.md is skipped" in text

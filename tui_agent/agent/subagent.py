@@ -147,6 +147,12 @@ class Delegation:
     def bind(self, agent: Agent) -> None:
         self.parent = agent
 
+    def mode_changed(self) -> None:
+        """The approval mode changed: a question a subagent has open is withdrawn and its call
+        decided again under the new mode (``CallRunner.mode_changed``), as the conversation's."""
+        for agent in list(self.running):
+            agent.calls.mode_changed()
+
     @property
     def offers_task(self) -> bool:
         return self.depth < self.max_depth

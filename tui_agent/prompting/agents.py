@@ -4,7 +4,8 @@ The format Claude Code reads: ``agents/NAME.md`` starts with a front matter bloc
 lines) holding ``name:``, ``description:``, optionally ``tools:`` (a comma list, a ``[a, b]``
 list or ``- item`` lines; absent: every tool the session offers) and ``model:`` or
 ``profile:``; the body is the subagent's system prompt. Claude Code's tool names (Read, Grep,
-Glob, LS, Write, Edit, MultiEdit, Bash) are read as this app's own.
+Glob, LS, Write, Edit, MultiEdit, Bash) are read as this app's own, its model aliases (sonnet,
+opus, haiku) as the session's model.
 
 ``agents/`` in the config folder is always offered; ``.tui-agent/agents/`` in the workspace
 only once the person trusted the workspace's agents as they are now
@@ -43,7 +44,8 @@ CLAUDE_TOOL_NAMES = {
     "multiedit": "edit_file",
     "bash": "run_command",
 }
-_INHERIT = ("", "inherit")
+# The session's model: none named, or Claude Code's own aliases (no other provider knows them).
+_INHERIT = ("", "inherit", "sonnet", "opus", "haiku")
 
 EXPLORE_PROMPT = (
     "You are a read-only explorer working for another agent. Find what the task asks for in "

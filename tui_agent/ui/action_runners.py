@@ -289,6 +289,30 @@ def skills(app: Shell, arguments: str) -> None:
     app.query_one(Transcript).add_notice(report, "info")
 
 
+def agents(app: Shell, arguments: str) -> None:
+    """/agents: the subagents on offer, those waiting for trust, the files skipped."""
+    from ..prompting.agents import agents_report
+    from .widgets.transcript import Transcript
+
+    host = app.host
+    if host is None:
+        return
+    delegation = host.delegation
+    if delegation is None:
+        text = (
+            "the task tool is off: subagent_depth is 0"
+            if host.config.settings.subagent_depth < 1
+            else "the task tool is not offered to the offline demo model"
+        )
+        app.query_one(Transcript).add_notice(text, "info")
+        return
+    book = delegation.book
+    content = host.untrusted_content()
+    problems = (*book.problems, *(p for p in content.problems if "agents/" in p))
+    report = agents_report(book.agents, content.agents, problems, delegation.max_depth)
+    app.query_one(Transcript).add_notice(report, "info")
+
+
 def memory(app: Shell, arguments: str) -> None:
     """/memory: the AGENTS.md files in $VISUAL or $EDITOR."""
     from .memory import edit_memory

@@ -407,6 +407,15 @@ ACTIONS: tuple[Action, ...] = (
         needs_session=True,
     ),
     Action(
+        "agents",
+        "list the subagents the task tool can start, with their tools and where each comes from",
+        run.agents,
+        palette=(
+            Entry("Agents", "The subagents the model may start with the task tool (/agents)"),
+        ),
+        needs_session=True,
+    ),
+    Action(
         "jobs",
         "the background commands: state, command and output; /jobs stop N stops one",
         jobs_view.jobs,

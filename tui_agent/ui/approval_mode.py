@@ -51,8 +51,11 @@ def set_approval_mode(app: Shell, mode: str, *, confirmed: bool = False) -> None
     app.host.policy.mode = ApprovalMode(mode)
     app.query_one(StatusBar).mode = mode
     if mode != current:
-        # A call waiting for its answer is decided again under the new mode (calls.py).
+        # A call waiting for its answer is decided again under the new mode (calls.py), a
+        # subagent's too (agent/subagent.py).
         app.host.agent.calls.mode_changed()
+        if app.host.delegation is not None:
+            app.host.delegation.mode_changed()
     app.notify(
         f"approval mode: {mode}", severity="warning" if mode == "auto-all" else "information"
     )
