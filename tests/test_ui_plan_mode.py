@@ -25,7 +25,8 @@ from .ui_app_helpers import (
 )
 
 PROTOCOL = "openai-chat"
-READ_TOOLS = ["list_dir", "read_file", "search_text", "task"]  # task: explore is read-only
+# job_output, stop_job: the background jobs' own; task: explore is read-only
+READ_TOOLS = ["job_output", "list_dir", "read_file", "search_text", "stop_job", "task"]
 
 
 def offered(request: dict[str, Any]) -> list[str]:
