@@ -87,3 +87,32 @@ async def test_read_file_of_an_image_returns_it_to_the_model(protocol: str, tmp_
         h.assert_session_valid()
         tool_results = [m for m in h.agent.messages if isinstance(m, ToolResultMessage)]
         assert tool_results[0].images == (image,)
+
+
+async def test_fork_export_and_replay_keep_the_images(tmp_path: Path) -> None:
+    from tui_agent.agent.fork import fork_session
+    from tui_agent.agent.history import messages_from_records
+    from tui_agent.export.markdown import render_markdown
+    from tui_agent.replay import ReplayScript
+    from tui_agent.replay.text_transcript import transcript_lines
+
+    protocol = "anthropic"
+    shot = prepare_image(png(12, 8), "shot.png")
+    data = png(30, 20, (0, 128, 0))
+    read = ("call_R", "read_file", {"path": "pic.png"})
+    steps = (Reply(call_ops(read)), answer(protocol))
+    async with agent_over(protocol, tmp_path, *steps, approver=ScriptedApprover(approve())) as h:
+        (h.workspace / "pic.png").write_bytes(data)
+        await h.collect(h.agent.send("look", (Attachment("shot.png", "", image=shot),)))
+        session = h.writer.session_id
+        loaded = h.store.load(session)
+        markdown = render_markdown(loaded)
+        link = (images_dir() / f"{shot.digest}.png").absolute().as_uri()
+        assert f"Attached image: ![shot.png]({link}) (image/png, 12x8, " in markdown
+        assert "Returned image: ![image](file://" in markdown
+        assert shot.base64()[:40] not in markdown
+        lines = transcript_lines(ReplayScript.from_records(loaded.records))
+        assert f"  [attached] shot.png (PNG 12x8, {len(shot.data)} B)" in lines
+        _fork, forked = fork_session(h.store, session, at=1)
+        messages, _ = messages_from_records(forked.records)
+        assert messages[0] == UserMessage("look", (Attachment("shot.png", "", image=shot),))

@@ -18,7 +18,8 @@ what follows):
   as its Markdown source);
 - text that shares a line with the export's own words (a title, a reason, a note) has every
   character that could start Markdown or HTML backslash-escaped, and its lines joined.
-A result longer than ``RESULT_LIMIT`` characters is cut, with a note.
+A result longer than ``RESULT_LIMIT`` characters is cut, with a note. An image (attached, or
+returned by a tool) is a Markdown image linking to its file in the data folder.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ from typing import Any
 from ..agent.fork import is_message, message_count
 from ..context.events import divider_text
 from ..context.resume import compacted_event
+from ..images.store import image_file
 from ..session import LoadedSession
 from ..session.records import (
     AssistantRecord,
     CompactionRecord,
     DecisionRecord,
     NoteRecord,
+    StoredImage,
     SubagentRecord,
     ToolCallRecord,
     ToolResultRecord,
@@ -100,7 +103,9 @@ def _segments(records: Sequence[Any]) -> list[list[Any]]:
 
 def _message(number: int, head: Any, rest: list[Any]) -> list[str]:
     if isinstance(head, UserRecord):
-        return [f"## {number} · User", "", *_prose(head.text), "", *_others(rest)]
+        images = [_image(a.path, a.image) for a in head.attachments if a.image is not None]
+        shown = [f"Attached image: {image}" for image in images]
+        return [f"## {number} · User", "", *_prose(head.text), "", *_spaced(shown), *_others(rest)]
     assert isinstance(head, AssistantRecord)
     out = [f"## {number} · Assistant", ""]
     if head.reasoning.strip():
@@ -220,9 +225,23 @@ def _result(record: ToolResultRecord) -> list[str]:
         more = len(output) - cut
         output = output[:cut]
         note = [f"*(output cut here: {more:,} more characters; the JSON export has it all)*", ""]
+    images = _spaced([f"Returned image: {_image('image', ref)}" for ref in record.images])
     if not output:
-        return [f"**Result** ({status}): empty", ""]
-    return [f"**Result** ({status}):", "", *_fenced(output, "text"), "", *note]
+        return [f"**Result** ({status}): empty", "", *images]
+    return [f"**Result** ({status}):", "", *_fenced(output, "text"), "", *note, *images]
+
+
+def _image(name: str, ref: StoredImage) -> str:
+    """A link to the image's file in the data folder (the session holds only its name)."""
+    what = f"{ref.media_type}, {ref.width}x{ref.height}, {ref.size:,} bytes"
+    path = image_file(ref.digest, ref.media_type)
+    if path is None:
+        return f"{_line(name)} ({what}; not kept)"
+    return f"![{_line(name)}]({path.absolute().as_uri()}) ({what})"
+
+
+def _spaced(lines: list[str]) -> list[str]:
+    return [part for line in lines for part in (line, "")]
 
 
 def _others(records: list[Any]) -> list[str]:

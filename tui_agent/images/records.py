@@ -7,7 +7,7 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..conversation import Attachment, ImagePart
+from ..conversation import Attachment, ImagePart, shown_size
 from ..session.records import AttachedFile, StoredImage
 from .store import missing_note, restored, save_image, stored
 
@@ -33,6 +33,18 @@ def attached_file(attachment: Attachment) -> AttachedFile:
     return AttachedFile(
         path=attachment.path, text=attachment.text, truncated=attachment.truncated, image=image
     )
+
+
+def record_label(record: AttachedFile) -> str:
+    """``shot.png (PNG 1568x882, 240.0 KB)``, ``notes.txt (1.2 KB, cut)``: what was sent, read
+    from the record alone (replay, export)."""
+    image = record.image
+    if image is None:
+        cut = ", cut" if record.truncated else ""
+        return f"{record.path} ({shown_size(len(record.text.encode('utf-8', 'replace')))}{cut})"
+    kind = image.media_type.removeprefix("image/").upper()
+    scaled = ", scaled down" if image.scaled else ""
+    return f"{record.path} ({kind} {image.width}x{image.height}, {shown_size(image.size)}{scaled})"
 
 
 def attachment(record: AttachedFile, root: Path | None = None) -> Attachment:

@@ -36,6 +36,7 @@ from ..agent.events import (
 )
 from ..agent.rerun import SUFFIX as RERUN_SUFFIX
 from ..context.resume import compacted_event
+from ..images.records import record_label
 from ..providers import UnknownProtocolError, tokens_used
 from ..session.records import (
     AssistantRecord,
@@ -68,6 +69,7 @@ class UserSent:
     """The user sent this message (the app shows it as it was sent)."""
 
     text: str
+    attached: tuple[str, ...] = ()  # what went with it: "shot.png (PNG 640x480, 12.0 KB)"
 
 
 ReplayEvent = AgentEvent | UserSent
@@ -134,7 +136,8 @@ class _Builder:
     def record(self, record: Any) -> None:
         if isinstance(record, UserRecord):
             self.turn_step = 0
-            self.add(UserSent(record.text), self.pause_until(record.ts))
+            attached = tuple(record_label(a) for a in record.attachments)
+            self.add(UserSent(record.text, attached), self.pause_until(record.ts))
         elif isinstance(record, AssistantRecord | TruncatedRecord):
             self.turn(record)
         elif isinstance(record, DecisionRecord):

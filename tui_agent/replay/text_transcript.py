@@ -65,7 +65,8 @@ def transcript_lines(script: ReplayScript) -> list[str]:
 def event_lines(event: ReplayEvent) -> list[str]:
     """The lines one replayed event prints; [] for streaming progress."""
     if isinstance(event, UserSent):
-        return labelled("user", event.text)
+        attached = [f"{INDENT}[attached] {visible_line(label)}" for label in event.attached]
+        return labelled("user", event.text) + attached
     if isinstance(event, SubagentEvent):
         label = f"{INDENT * 2}[subagent {visible_line(event.agent)}] "
         return [label + line for line in event_lines(event.event)]

@@ -38,6 +38,7 @@ from ..stream.turn import ToolCall
 from ..tools.registry import builtin_registry
 from .event_router import EventRouter
 from .safe_app import SafeApp
+from .sanitize import visible_line
 from .widgets.replayed_prompt import ReplayedPrompt
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -132,6 +133,8 @@ class ReplayApp(SafeApp):
             if isinstance(event, UserSent):
                 router.flush()
                 transcript.add_user(event.text)
+                for label in event.attached:
+                    transcript.add_notice(f"📎 attached @{visible_line(label)}", "info")
             elif isinstance(event, CallDecided):
                 router.handle(dataclasses.replace(event, reason=decision_line(event)))
                 if was_asked(event):
