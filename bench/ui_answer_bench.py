@@ -49,6 +49,10 @@ def cpu_seconds(pid: int) -> float:
 def environment(root: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env = {k: v for k, v in env.items() if not k.startswith("TMUX")}
+    # Bytecode as a user's install has it (an installed package has it; an editable one writes
+    # it on the first run): without it, what the app imports at its first answer is compiled
+    # from source on every run.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     for name in ("home", "config", "data", "state", "ws"):
         (root / name).mkdir(exist_ok=True)
     (root / "config" / "tui-agent").mkdir(exist_ok=True)
