@@ -94,6 +94,14 @@ def body_problems(protocol: str, request: Request, require_tools: bool) -> list[
     return out
 
 
+# The providers' own tools a request may switch on, as each protocol names them.
+_SERVER_TOOLS: dict[str, list[dict[str, str]]] = {
+    "anthropic": [{"type": "web_search_20250305", "name": "web_search"}],
+    "openai-responses": [{"type": "web_search"}],
+    "gemini-interactions": [{"type": "google_search"}],
+}
+
+
 def _tool_problems(protocol: str, tools: Any) -> list[str]:
     if not isinstance(tools, list) or not tools:
         return ['"tools" must be a non-empty list']
@@ -109,6 +117,8 @@ def _tool_problems(protocol: str, tools: Any) -> list[str]:
         ]
     out = []
     for tool in tools:
+        if tool in _SERVER_TOOLS.get(protocol, ()):
+            continue  # the provider's own tool (tui_agent/providers/server_tools.py)
         spec = tool.get("function") if protocol == "openai-chat" else tool
         schema_key = "input_schema" if protocol == "anthropic" else "parameters"
         typed = protocol == "anthropic" or tool.get("type") == "function"

@@ -1,7 +1,7 @@
 """What the agent loop tells the layer above (the app, or `tui-agent run`), in order.
 
 Streaming progress arrives as the stream vocabulary's own safe objects (TextDelta,
-ReasoningDelta, ToolCallAnnounced, ToolArgumentsReceived) and RetryWait; everything else is
+ReasoningDelta, ToolCallAnnounced, ToolArgumentsReceived, ServerToolUsed) and RetryWait; the rest is
 one of the events below. ``event_to_json`` gives each a flat JSON object with a "type".
 """
 
@@ -21,7 +21,7 @@ from ..context.events import (
     ResultsCut,
 )
 from ..conversation import ImagePart
-from ..stream.events import ReasoningDelta, TextDelta
+from ..stream.events import ReasoningDelta, ServerToolUsed, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from ..stream.turn import TruncatedTurn, Turn
 
@@ -121,6 +121,7 @@ class SubagentEvent:
 AgentEvent = (
     TextDelta
     | ReasoningDelta
+    | ServerToolUsed
     | ToolCallAnnounced
     | ToolArgumentsReceived
     | RetryWait
@@ -146,6 +147,7 @@ AgentEvent = (
 _TYPE_NAMES: dict[type, str] = {
     TextDelta: "text",
     ReasoningDelta: "reasoning",
+    ServerToolUsed: "server_tool",
     ToolCallAnnounced: "tool_call_announced",
     ToolArgumentsReceived: "tool_arguments_received",
     RetryWait: "retry_wait",

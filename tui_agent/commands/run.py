@@ -42,9 +42,10 @@ from ..prompting.attachments import (
     read_attachments,
     read_chosen_file,
 )
+from ..providers.server_tools import server_tool_line
 from ..session import Redactor, SessionError
 from ..session.stream_redaction import StreamRedactor, redact_value
-from ..stream.events import ReasoningDelta, TextDelta
+from ..stream.events import ReasoningDelta, ServerToolUsed, TextDelta
 from ..text.sanitize import markdown_safe  # the one sanitizer, so run shows what the app shows
 from ..tools.spec import ToolContext
 from ..transport import RetryWait
@@ -297,6 +298,8 @@ def _describe(event: AgentEvent, redact: Callable[[str], str]) -> str | None:
         output = redact(event.output).strip()
         first = output.splitlines()[0] if output else ""
         return f"[{event.name}] {event.status}: {first[:120]}"
+    if isinstance(event, ServerToolUsed):
+        return server_tool_line(event.name, event.detail)
     if isinstance(event, RetryWait):
         return f"retrying in {event.seconds:.1f} s ({event.why}), attempt {event.attempt}"
     if isinstance(event, TurnTruncated):

@@ -51,6 +51,8 @@ class Profile(BaseModel):
     sandbox_network: bool | None = None  # overrides settings.sandbox_network
     context_window: int | None = Field(default=None, gt=0)  # tokens; else asked of the server
     effort: Literal["low", "medium", "high"] | None = None  # reasoning effort (providers/effort.py)
+    # The provider's own tools, run at the provider (providers/server_tools.py).
+    server_tools: list[Literal["web_search"]] = Field(default_factory=list)
 
     @field_validator("protocol")
     @classmethod

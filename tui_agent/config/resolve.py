@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..providers import PROTOCOLS
+from ..providers.server_tools import supports_server_tools
 from .errors import (
     ConfigError,
     MissingApiKeyError,
@@ -59,6 +60,7 @@ class ResolvedProfile:
     system_prompt: str | None  # None: the app's built-in prompt
     context_window: int | None = None  # tokens, as configured (None: ask the server, or a table)
     effort: str | None = None  # reasoning effort: low, medium, high (None: the model's default)
+    server_tools: tuple[str, ...] = ()  # the provider's own tools switched on (web_search)
 
     @property
     def is_demo(self) -> bool:
@@ -95,6 +97,11 @@ def resolve_profile(
     url = url or spec.base_url
     check_base_url(chosen_protocol, url)
     check_stateful(chosen_protocol, base.stateful)
+    if base.server_tools and not supports_server_tools(chosen_protocol):
+        raise ConfigError(
+            f"profile {name!r}: server_tools work with the anthropic, openai-responses and "
+            f"gemini-interactions protocols, not {chosen_protocol}"
+        )
 
     chosen_model = model if model is not None else base.model
     if chosen_model is None or not chosen_model.strip():
@@ -124,6 +131,7 @@ def resolve_profile(
         ),
         context_window=base.context_window or config.settings.context_window,
         effort=base.effort,
+        server_tools=tuple(dict.fromkeys(base.server_tools)),
     )
 
 

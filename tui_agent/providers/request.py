@@ -33,6 +33,7 @@ class RequestSettings:
     options: dict[str, Any] = field(default_factory=dict)  # merged into the body as given
     stateful: bool = False  # previous_response_id / previous_interaction_id where offered
     effort: str | None = None  # low, medium, high (effort.py); None: the model's own default
+    server_tools: tuple[str, ...] = ()  # the provider's own tools switched on (server_tools.py)
 
 
 @dataclass(frozen=True, slots=True)

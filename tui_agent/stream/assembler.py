@@ -14,6 +14,7 @@ from typing import Any
 from .events import (
     ReasoningDelta,
     ResponseIdentified,
+    ServerToolUsed,
     StopReasonSeen,
     StreamEvent,
     StreamFailure,
@@ -107,6 +108,7 @@ class TurnAssembler:
             ResponseIdentified: self._on_response_identified,
             StreamFailure: self._on_failure,
             StopReasonSeen: self._on_stop_reason,
+            ServerToolUsed: self._on_server_tool,
             TurnEnd: self._on_turn_end,
         }
 
@@ -129,6 +131,9 @@ class TurnAssembler:
         return sizes
 
     # -- handlers -------------------------------------------------------------------------
+
+    def _on_server_tool(self, event: ServerToolUsed) -> Progress | None:
+        return event  # shown as it is: it ran at the provider, nothing of it runs here
 
     def _on_text(self, event: TextDelta) -> Progress | None:
         if not event.text:

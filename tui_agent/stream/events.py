@@ -99,6 +99,15 @@ class StopReasonSeen:
     stop_reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class ServerToolUsed:
+    """A tool the provider ran itself (its web search, Google Search grounding): nothing runs
+    here. ``detail`` is what it was asked (the queries, a URL), as the provider sent it."""
+
+    name: str
+    detail: str
+
+
 @dataclass(slots=True)
 class TurnEnd:
     """The protocol's terminal event was decoded.
@@ -123,5 +132,6 @@ StreamEvent = (
     | UsageReported
     | StreamFailure
     | StopReasonSeen
+    | ServerToolUsed
     | TurnEnd
 )

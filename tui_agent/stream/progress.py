@@ -1,6 +1,7 @@
 """What the assembler publishes upward while a turn streams: only what is safe to show early.
 
-Text and reasoning pass through as they are (TextDelta, ReasoningDelta). For a tool call, only its
+Text and reasoning pass through as they are (TextDelta, ReasoningDelta), and so does a tool the
+provider ran itself (ServerToolUsed: nothing of it runs here). For a tool call, only its
 position in the turn, provider id, name and a running count of argument bytes: never the fragments.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .events import ReasoningDelta, TextDelta
+from .events import ReasoningDelta, ServerToolUsed, TextDelta
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,4 +38,4 @@ class RetryWait:
     why: str
 
 
-Progress = TextDelta | ReasoningDelta | ToolCallAnnounced | ToolArgumentsReceived
+Progress = TextDelta | ReasoningDelta | ToolCallAnnounced | ToolArgumentsReceived | ServerToolUsed

@@ -40,7 +40,7 @@ from ..context.resume import compacted_event
 from ..context.window import context_line, over_threshold
 from ..conversation import AssistantMessage as AssistantHistory
 from ..conversation import Message, ToolResultMessage, UserMessage
-from ..stream.events import ReasoningDelta, TextDelta
+from ..stream.events import ReasoningDelta, ServerToolUsed, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from .arming import Stoppable, clock
 from .widgets.attachment_chips import show_attachments
@@ -128,6 +128,9 @@ class EventRouter:
                 card = self._cards.get(event.position)
                 if card is not None:
                     card.set_bytes(event.size)
+            case ServerToolUsed():
+                self.flush()
+                self.transcript.add_server_tool(event.name, event.detail)
             case _:
                 self.flush()
                 self._handle_other(event)

@@ -109,6 +109,7 @@ def request_settings(profile: ResolvedProfile, system: str) -> RequestSettings:
         options=dict(profile.options),
         stateful=profile.stateful,
         effort=profile.effort,
+        server_tools=profile.server_tools,
     )
 
 

@@ -1,7 +1,8 @@
 """Anthropic Messages streaming.
 
 Blocks are keyed by their content-block ``index``. Only ``tool_use`` blocks are the client's;
-``server_tool_use`` and its results run on the server. The ``input: {}`` on a block's start is a
+``server_tool_use`` and its results run on the server (told as ``ServerToolUsed`` when the block
+closes; nothing runs here). The ``input: {}`` on a block's start is a
 placeholder. The turn ends at ``message_stop`` with the stop reason of ``message_delta``; a
 ``max_tokens`` stop leaves a stopped block whose JSON never closed, and nothing of it may run.
 """
@@ -12,6 +13,7 @@ from typing import Any
 
 from ...stream.events import (
     ReasoningDelta,
+    ServerToolUsed,
     StopReasonSeen,
     StreamEvent,
     StreamFailure,
@@ -23,7 +25,7 @@ from ...stream.events import (
     TurnEnd,
     UsageReported,
 )
-from ...stream.jsonparse import dumps_compact
+from ...stream.jsonparse import dumps_compact, loads_exact
 from ..decoding import (
     StreamDecoder,
     error_message,
@@ -32,6 +34,7 @@ from ..decoding import (
     object_arguments_failure,
     parse_payload,
 )
+from ..server_tools import detail as server_tool_detail
 
 _KNOWN_EVENTS = frozenset(
     {
@@ -50,6 +53,7 @@ class MessagesDecoder(StreamDecoder):
     def __init__(self) -> None:
         super().__init__()
         self._tool_blocks: dict[Any, dict[str, Any]] = {}  # index -> placeholder input
+        self._server_blocks: dict[Any, tuple[str, list[str]]] = {}  # index -> name, its JSON
         self._streamed: set[Any] = set()  # tool blocks that received input_json_delta
         self._stop_reason: str | None = None
         self._started = False
@@ -76,6 +80,8 @@ class MessagesDecoder(StreamDecoder):
                 out += object_arguments_failure(data)
         elif kind == "content_block_stop":
             index = hashable_key(payload.get("index"))
+            if index in self._server_blocks:
+                out.append(self._server_tool(*self._server_blocks.pop(index)))
             if index in self._tool_blocks:
                 placeholder = self._tool_blocks[index]
                 if placeholder and index not in self._streamed:
@@ -129,6 +135,11 @@ class MessagesDecoder(StreamDecoder):
                     name if isinstance(name, str) else "",
                 )
             )
+        elif kind == "server_tool_use":  # the provider runs it: told, never run here
+            name = block.get("name")
+            placeholder = block.get("input")
+            parts = [dumps_compact(placeholder)] if isinstance(placeholder, dict) else []
+            self._server_blocks[index] = (name if isinstance(name, str) else "", parts)
         elif kind == "text":
             text = block.get("text")
             if isinstance(text, str) and text:
@@ -137,6 +148,14 @@ class MessagesDecoder(StreamDecoder):
             thinking = block.get("thinking")
             if isinstance(thinking, str) and thinking:
                 out.append(ReasoningDelta(thinking))
+
+    @staticmethod
+    def _server_tool(name: str, parts: list[str]) -> ServerToolUsed:
+        try:
+            value = loads_exact("".join(parts)) if parts else {}
+        except ValueError:
+            value = "".join(parts)
+        return ServerToolUsed(name or "server tool", server_tool_detail(value))
 
     def _delta(self, payload: dict[str, Any], out: list[StreamEvent]) -> None:
         delta = payload.get("delta")
@@ -149,6 +168,13 @@ class MessagesDecoder(StreamDecoder):
                 out.append(TextDelta(text))
         elif kind == "input_json_delta":
             index = hashable_key(payload.get("index"))
+            if index in self._server_blocks:
+                partial = delta.get("partial_json")
+                parts = self._server_blocks[index][1]
+                if isinstance(partial, str) and partial:
+                    if parts and parts[0] == "{}":
+                        parts.clear()  # the start's placeholder, replaced by what streams
+                    parts.append(partial)
             if index in self._tool_blocks:
                 partial = delta.get("partial_json")
                 if isinstance(partial, str) and partial:

@@ -18,6 +18,7 @@ from ..request import (
     rebuilt_from_stream,
     sse_payloads,
 )
+from ..server_tools import server_tool_entries
 
 API_VERSION = "2023-06-01"
 
@@ -149,6 +150,8 @@ def build_request(
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in tools
         ]
+    if extra := server_tool_entries("anthropic", settings.server_tools):
+        body["tools"] = [*body.get("tools", []), *extra]  # run at the provider
     if settings.effort:
         budget = anthropic_budget(settings.effort, settings.max_tokens)
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}

@@ -4,7 +4,8 @@ Steps are keyed by their ``index``. A ``function_call`` step is the client's; it
 arrive as ``arguments_delta`` fragments in ``delta.arguments`` (the ``arguments: {}`` on the
 step's start is a placeholder). The JSON names the event in ``event_type``. The turn ends at
 ``interaction.completed``, whose ``interaction.status`` is the outcome (``requires_action``
-means: run the tools).
+means: run the tools). A built-in tool's ``*_call`` step (``google_search_call``) ran at the
+provider: it is told when the step stops (``ServerToolUsed``), nothing runs here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ...stream.events import (
     ReasoningDelta,
+    ServerToolUsed,
     StreamEvent,
     StreamFailure,
     TextDelta,
@@ -32,6 +34,7 @@ from ..decoding import (
     object_arguments_failure,
     parse_payload,
 )
+from ..server_tools import detail as server_tool_detail
 
 _KNOWN_EVENTS = frozenset(
     {
@@ -62,11 +65,17 @@ def _summary_text(delta: dict[str, Any]) -> str:
     return ""
 
 
+def _is_server_call(kind: object) -> bool:
+    """A built-in tool's call step (``google_search_call``, ``url_context_call``...)."""
+    return isinstance(kind, str) and kind.endswith("_call") and kind != "function_call"
+
+
 class InteractionsDecoder(StreamDecoder):
     def __init__(self) -> None:
         super().__init__()
         self._calls: dict[Any, dict[str, Any]] = {}  # step index -> placeholder arguments
         self._streamed: set[Any] = set()
+        self._server_steps: dict[Any, tuple[str, Any]] = {}  # index -> name, its arguments
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
         exact = may_hold_object(data, '"arguments"')
@@ -99,6 +108,9 @@ class InteractionsDecoder(StreamDecoder):
             out += object_arguments_failure(data)
         elif kind == "step.stop":
             index = hashable_key(payload.get("index"))
+            if index in self._server_steps:
+                name, arguments = self._server_steps.pop(index)
+                out.append(ServerToolUsed(name, server_tool_detail(arguments)))
             if index in self._calls:
                 placeholder = self._calls[index]
                 if placeholder and index not in self._streamed:
@@ -141,6 +153,8 @@ class InteractionsDecoder(StreamDecoder):
                     name if isinstance(name, str) else "",
                 )
             )
+        elif _is_server_call(kind):  # google_search_call...: it runs at the provider
+            self._server_steps[index] = (str(kind).removesuffix("_call"), step.get("arguments"))
         elif kind == "model_output":
             content = step.get("content")
             for part in content if isinstance(content, list) else ():
@@ -168,6 +182,10 @@ class InteractionsDecoder(StreamDecoder):
             elif isinstance(arguments, dict):
                 self._streamed.add(index)
                 out.append(ToolArgumentsFinal(index, dumps_compact(arguments)))
+        elif _is_server_call(kind):
+            index = hashable_key(payload.get("index"))
+            if index in self._server_steps and delta.get("arguments") is not None:
+                self._server_steps[index] = (self._server_steps[index][0], delta["arguments"])
         elif kind == "thought_summary":
             text = _summary_text(delta)
             if text:

@@ -17,6 +17,7 @@ from ..request import (
     sse_payloads,
     stateful_tail,
 )
+from ..server_tools import server_tool_entries
 
 
 def model_steps(message: AssistantMessage) -> list[dict[str, Any]]:
@@ -135,6 +136,8 @@ def build_request(
             }
             for t in tools
         ]
+    if extra := server_tool_entries("gemini-interactions", settings.server_tools):
+        body["tools"] = [*body.get("tools", []), *extra]  # run at the provider
     body.update(settings.options)
     config = body.get("generation_config")
     body["generation_config"] = {

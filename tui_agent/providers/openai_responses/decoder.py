@@ -3,7 +3,8 @@
 Function calls are keyed by their item id (``fc_...``), or by ``output_index`` where an event
 names no item; results go back under ``call_id`` (``call_...``). The complete arguments in
 ``function_call_arguments.done`` and ``output_item.done`` win over the deltas (LM Studio sends
-only those). The turn ends at ``response.completed``, ``.incomplete`` or ``.failed``.
+only those). The turn ends at ``response.completed``, ``.incomplete`` or ``.failed``. A
+``web_search_call`` item ran at the provider: it is told (``ServerToolUsed``), nothing runs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ...stream.events import (
     ReasoningDelta,
+    ServerToolUsed,
     StreamEvent,
     StreamFailure,
     TextDelta,
@@ -32,6 +34,7 @@ from ..decoding import (
     object_arguments_failure,
     parse_payload,
 )
+from ..server_tools import detail as server_tool_detail
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
@@ -147,7 +150,11 @@ class ResponsesDecoder(StreamDecoder):
 
     def _item(self, payload: dict[str, Any], done: bool, out: list[StreamEvent]) -> None:
         item = payload.get("item")
-        if not isinstance(item, dict) or item.get("type") != "function_call":
+        if not isinstance(item, dict):
+            return
+        if done and item.get("type") == "web_search_call":  # it ran at the provider
+            out.append(ServerToolUsed("web_search", server_tool_detail(item.get("action"))))
+        if item.get("type") != "function_call":
             return
         self._function_call(item, hashable_key(payload.get("output_index")), done, out)
 

@@ -17,6 +17,7 @@ from ..request import (
     stateful_tail,
     wire_arguments,
 )
+from ..server_tools import server_tool_entries
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -131,6 +132,8 @@ def build_request(
             }
             for t in tools
         ]
+    if extra := server_tool_entries("openai-responses", settings.server_tools):
+        body["tools"] = [*body.get("tools", []), *extra]  # run at the provider
     if settings.effort:
         body["reasoning"] = {"effort": settings.effort}
     body.update(settings.options)

@@ -130,6 +130,12 @@ class Transcript(VerticalScroll):
         """A one-line notice: level is info, warning or error."""
         self._add(_Entry(snapshot=NoticeSnapshot(text, level)))
 
+    def add_server_tool(self, name: str, detail: str) -> None:
+        """A card for a tool the provider ran itself (nothing ran here)."""
+        from .server_tool_card import ServerToolSnapshot
+
+        self._add(_Entry(snapshot=ServerToolSnapshot(name, detail)))
+
     def add_item(self, snapshot: ItemSnapshot) -> None:
         """Any other finished item, kept as data until it is in the window."""
         self._add(_Entry(snapshot=snapshot))
