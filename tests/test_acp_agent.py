@@ -1,7 +1,7 @@
 """`tui-agent acp` as a subprocess, driven by the ACP SDK's own client, against the fake
-provider: what it advertises, a prompt answered with text, saved as any session, listed by
-`tui-agent sessions` and session/list, loaded again (session/load) and continued; the files
-a prompt names."""
+provider: what it advertises, a prompt answered with reasoning and text, saved as any session,
+listed by `tui-agent sessions` and session/list, loaded again (session/load) and continued;
+the files a prompt names."""
 
 from __future__ import annotations
 
@@ -51,7 +51,15 @@ async def test_initialize_advertises_what_is_served(home: Home) -> None:
 
 async def test_a_text_prompt_streams_the_answer_and_is_saved(home: Home) -> None:
     with FakeProvider("anthropic", api_key=KEY) as server:
-        server.script(final(server.protocol, "Hello from the fake model."))
+        server.script(
+            Reply(
+                [
+                    ("reasoning", "The person wants a greeting."),
+                    ("text", "Hello from the fake model."),
+                ],
+                stop="end_turn",
+            )
+        )
         async with acp_agent(home, server) as agent:
             theirs = McpServerStdio(name="editor-fs", command="/bin/false", args=[], env=[])
             opened = await agent.conn.new_session(cwd=str(home.workspace), mcp_servers=[theirs])
@@ -60,6 +68,9 @@ async def test_a_text_prompt_streams_the_answer_and_is_saved(home: Home) -> None
         server.assert_all_consumed()
     assert response.stop_reason == "end_turn"
     assert agent.client.text() == "Hello from the fake model."
+    assert agent.client.text("agent_thought_chunk") == "The person wants a greeting."
+    kinds = agent.client.kinds()
+    assert kinds.index("agent_thought_chunk") < kinds.index("agent_message_chunk")
     assert "MCP servers are not used" in agent.stderr() and "editor-fs" in agent.stderr()
     (path,) = home.sessions()
     assert path.stem.startswith(session_id) or session_id in path.name
