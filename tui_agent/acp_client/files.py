@@ -27,11 +27,17 @@ class FileRefused(Exception):
     """A read or write the workspace rules refuse; the message says why (sent to the agent)."""
 
 
+class FileMissing(FileRefused):
+    """The file to read does not exist (the protocol's "resource not found")."""
+
+
 def read_text(ctx: ToolContext, path: str, line: int | None, limit: int | None) -> str:
     """The file's text (from 1-based ``line``, at most ``limit`` lines)."""
     try:
         real = resolve_in_workspace(path, ctx)
         shown = shown_path(real, ctx)
+        if not os.path.lexists(real):
+            raise FileMissing(f"{shown}: no such file")
         with open_regular_file(real, shown, ctx.workspace) as handle:
             data = handle.read(MAX_READ_BYTES + 1)
     except (SandboxError, ToolFailure) as exc:

@@ -34,7 +34,7 @@ from ..mcp import lifeline
 from ..session.records import NoteRecord, Record, UserRecord
 from ..tools import process_limits
 from ..tools.spec import ToolContext
-from .files import FileRefused, read_text, write_text
+from .files import FileMissing, FileRefused, read_text, write_text
 from .updates import AcpCall, PromptTurn, risk_of
 
 log = logging.getLogger(__name__)
@@ -435,6 +435,8 @@ class _Client:
 
         try:
             text = await self.session.read_file(path, line, limit)
+        except FileMissing:
+            raise RequestError.resource_not_found(path) from None
         except FileRefused as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         return ReadTextFileResponse(content=text)

@@ -1,0 +1,165 @@
+"""Gemini CLI inside tui-agent over ACP (`gemini --experimental-acp`, npm `@google/gemini-cli`,
+pinned in tests/acp_agents/package.json, installed there by .ci/run), against the project's
+loopback fake provider speaking the Gemini wire format: Gemini CLI takes its base URL from
+GOOGLE_GEMINI_BASE_URL. The fake's script makes the model call Gemini's write_file on a file of
+the workspace; Gemini reads it through ``fs/read_text_file``, asks permission, and writes through
+``fs/write_text_file``: approved it lands (and a rewind undoes it), denied it writes nothing, and a
+cancel mid-stream keeps no assistant turn.
+
+Gemini CLI's side questions (the non-streamed generateContent of its model router and its
+next-speaker check, both asking for JSON) are answered aside. (A write to a file that does not
+exist yet fails in this Gemini CLI whatever the client answers: it reads the file first and
+cannot tell the protocol's "Resource not found" error from any other, a JSON-RPC error reaching
+it as a plain object; so the tests write over a file that exists.)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.acp_client.session import AcpSession
+from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
+from tui_agent.approval.policy import ApprovalPolicy
+from tui_agent.checkpoints import Checkpointer
+from tui_agent.stream.events import TextDelta
+
+from .fake_provider import Drip, FakeProvider, Reply
+from .run_helpers import Home
+from .test_acp_client import _Answers, _Writer
+
+GEMINI = Path(__file__).resolve().parent / "acp_agents" / "node_modules" / ".bin" / "gemini"
+KEY = "AIzaFAKEFAKEFAKE0123456789abcdef"
+
+
+def _why_not() -> str | None:
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not GEMINI.exists():
+        return "Gemini CLI is not installed: run `npm ci` in tests/acp_agents (.ci/run does)"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
+
+# What Gemini CLI's JSON side questions accept: its router's and its next-speaker check's.
+_SIDE_ANSWER = {"reasoning": "simple", "model_choice": "flash", "next_speaker": "user"}
+
+
+def _aside(request: Any) -> tuple[int, Any] | None:
+    if not request.path.endswith(":generateContent"):
+        return None
+    answer = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": json.dumps(_SIDE_ANSWER)}]},
+                "finishReason": "STOP",
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+    }
+    return 200, answer
+
+
+def _server() -> FakeProvider:
+    server = FakeProvider("gemini", api_key=KEY, require_tools=False)
+    server.aside = _aside
+    return server
+
+
+def _write_call(path: Path, content: str) -> Reply:
+    arguments = json.dumps({"file_path": str(path), "content": content})
+    ops = [("text", "Writing."), ("call", 0, "c1", "write_file"), ("args", 0, arguments)]
+    return Reply([*ops, ("close", 0)])
+
+
+def _gemini_env(root: Path, server: FakeProvider) -> dict[str, str]:
+    return {"HOME": str(root), "GOOGLE_GEMINI_BASE_URL": server.base_url, "GEMINI_API_KEY": KEY}
+
+
+def _configure(home: Home, server: FakeProvider) -> None:
+    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in _gemini_env(home.root, server).items())
+    command = json.dumps([str(GEMINI), "--experimental-acp"])
+    home.write_config(f"[agents.gemini]\ncommand = {command}\nenv = {{ {env} }}\n")
+
+
+def _run(home: Home, prompt: str, approve: str) -> Any:
+    argv = [sys.executable, "-m", "tui_agent.cli", "run", "--agent", "gemini", prompt]
+    argv += ["--workspace", str(home.workspace), "--approve", approve, "--json"]
+    return home.run_argv(argv, key=None)
+
+
+def test_gemini_clis_write_approved_lands_and_a_rewind_undoes_it(home: Home) -> None:
+    target = home.workspace / "g.txt"
+    target.write_text("old\n")
+    with _server() as server:
+        server.script(_write_call(target, "from gemini\n"), Reply([("text", "Written.")]))
+        _configure(home, server)
+        done = _run(home, "change g.txt", "all")
+        assert done.code == 0, done.stderr
+    assert target.read_text() == "from gemini\n"
+    events = done.events()
+    (decided,) = [e for e in events if e["type"] == "call_decided"]
+    assert decided["decision"] == "approve"
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["status"] == "done" and "+from gemini" in finished["output"]
+    session = home.records()[0]["id"]
+    rewound = home.run_argv(
+        [sys.executable, "-m", "tui_agent.cli", "rewind", session, "--to", "1", "--files-only"],
+        key=None,
+    )
+    assert rewound.code == 0, rewound.stderr
+    assert target.read_text() == "old\n"
+
+
+def test_gemini_clis_write_denied_writes_nothing(home: Home) -> None:
+    target = home.workspace / "g.txt"
+    target.write_text("old\n")
+    with _server() as server:
+        server.script(_write_call(target, "no\n"), Reply([("text", "Understood.")]))
+        _configure(home, server)
+        done = _run(home, "change g.txt", "never")
+        assert done.code == 0, done.stderr
+    assert target.read_text() == "old\n"
+    events = done.events()
+    (decided,) = [e for e in events if e["type"] == "call_decided"]
+    assert decided["decision"] == "deny"
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["status"] == "denied"
+
+
+async def test_esc_mid_stream_cancels_gemini_cli(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    writer = _Writer()
+    words = [("text", f"word{n} ") for n in range(400)]
+    with _server() as server:
+        server.script(Reply(words, faults=[Drip(40, 0.02)]))
+        session = AcpSession(
+            "gemini",
+            [str(GEMINI), "--experimental-acp"],
+            _gemini_env(tmp_path, server),
+            workspace=workspace,
+            approver=_Answers(),
+            policy=ApprovalPolicy(),
+            writer=writer,
+            checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
+        )
+        await session.start()
+        events: list[Any] = []
+        try:
+            async for event in session.send("talk slowly"):
+                events.append(event)
+                if isinstance(event, TextDelta) and not session._cancelled:
+                    session.cancel()
+        finally:
+            await session.close()
+    assert [e for e in events if isinstance(e, TurnTruncated)]
+    assert not [e for e in events if isinstance(e, TurnCompleted)]
+    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
+    assert "assistant" not in [r.type for r in writer.records]
