@@ -25,7 +25,7 @@ from tui_agent.agent.events import (
     TurnStarted,
     event_to_json,
 )
-from tui_agent.approval import ApprovalMode, approve, deny
+from tui_agent.approval import ApprovalMode, Decision, approve, deny
 from tui_agent.context.events import ContextUpdate
 from tui_agent.export.markdown import render_markdown
 from tui_agent.prompting.agents import EXPLORE, AgentBook, AgentDefinition, AgentScan, agent_book
@@ -428,3 +428,22 @@ async def test_esc_while_a_subagents_answer_streams_cancels_the_task(tmp_path: P
         h.assert_session_valid()
         nested = [r.record.type for r in h.records() if isinstance(r, SubagentRecord)]
         assert "assistant" not in nested
+
+
+async def test_esc_on_a_subagents_question_stops_the_whole_turn(tmp_path: Path) -> None:
+    approver = ScriptedApprover(approve(), Decision("cancel"))
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(task("call_T", "explore"))),
+        Reply(call_ops(("sub_1", "read_file", {"path": "notes.txt"}))),
+        approver=approver,
+        agents=book(),
+    ) as h:
+        events = await h.send("read the notes")
+        assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
+        result = finished(events)["call_T"]
+        assert result.status == "interrupted" and result.output == INTERRUPTED
+        assert finished(inner(events, "call_T"))["sub_1"].status == "cancelled"
+        assert len(h.server.requests) == 2  # neither model was sent the results
+        h.assert_session_valid()

@@ -70,6 +70,7 @@ async def test_a_subagents_call_is_approved_on_the_armed_prompt_with_its_agent_n
             await pilot.press("enter")
             assert view.model.expanded
             assert "done: read_file" in str(view.render())
+            assert "→ the word is plum" in str(view.render())
             session = app.host.writer.session_id if app.host else ""
         results = [r for r in env.records() if r["type"] == "tool_result"]
         assert [r["call_id"] for r in results] == ["call_T"]

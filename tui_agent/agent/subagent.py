@@ -17,7 +17,7 @@ auto-read; any other is asked and runs alone. A subagent at the depth limit (the
 ``subagent_depth``, 1 by default) is not offered the task tool. Its answer is the text of its
 last turn; a truncated turn, a cost or step limit end the task with an error result, and Esc
 (the call cancelled) stops it where it is: its calls get their results, the task's is
-cancelled.
+cancelled; so is Esc on one of the subagent's questions: the person stops the whole turn.
 """
 
 from __future__ import annotations
@@ -292,6 +292,11 @@ class Delegation:
                         ended = event
         finally:
             self.running.discard(agent)
+        if ended is not None and ended.outcome == "cancelled" and agent.calls.cancel_requested:
+            # Esc on its question: the person stops the turn, not just the subagent. The main
+            # loop sees this call cancelled (interrupted) and waits for the person.
+            self.parent.cancel()
+            raise asyncio.CancelledError
         return task_result(definition.name, answer, ended)
 
 

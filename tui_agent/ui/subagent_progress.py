@@ -65,7 +65,10 @@ def follow(model: SubagentModel, event: AgentEvent) -> bool:
             model.call(event.call_id, event.name).state = "running"
             model.step = f"running {event.name}"
         case ToolFinished():
-            model.call(event.call_id, event.name).state = event.status
+            shown = model.call(event.call_id, event.name)
+            shown.state = event.status
+            first = next((line for line in event.output.splitlines() if line.strip()), "")
+            shown.result = first.strip()[:80]
         case ContextUpdate():
             if model.context == event.used:
                 return False

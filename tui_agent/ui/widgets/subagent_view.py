@@ -1,7 +1,8 @@
 """A task call's subagent inside the task's card: one line with its agent, turn, tokens, context
 and current step, opened with Enter (or a click) to list its calls, one line each, with their
-states. Collapsed by default. Drawn from a ``SubagentModel`` the router keeps up to date
-(``ui/subagent_progress.py``); the card may be rebuilt on the same model."""
+states and the first line of each result. Collapsed by default. Drawn from a ``SubagentModel``
+the router keeps up to date (``ui/subagent_progress.py``); the card may be rebuilt on the same
+model."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class SubagentCall:
     name: str
     state: str = "waiting"
     summary: str = ""
+    result: str = ""  # the first line of its result, once it has one
 
 
 @dataclass(eq=False)
@@ -74,6 +76,9 @@ def subagent_text(model: SubagentModel, states: States) -> Text:
         if call.summary:
             text.append("  ")
             text.append_text(exact_text(call.summary, "italic", one_line=True))
+        if call.result:
+            text.append("  → ", "dim")
+            text.append_text(exact_text(call.result, "dim", one_line=True))
     return text
 
 
