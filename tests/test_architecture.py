@@ -25,7 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("turn_reader",),  # one response's events through a decoder into a turn
     ("transport",),  # HTTP, retries, the idle watchdog
     ("session", "sandbox", "approval"),  # the JSONL store; the OS sandbox; approval policy
-    ("logs", "checkpoints", "workspace_trust"),  # redacting logs; file snapshots; trust store
+    # redacting logs; file snapshots; trust store; images checked, scaled and kept by hash
+    ("logs", "checkpoints", "workspace_trust", "images"),
     ("tools", "context"),  # tool specs and runners; the context window and compaction
     ("mcp", "demo", "prompting", "hooks"),  # MCP servers as tools; the demo model; templates,
     # @file; the person's hooks
