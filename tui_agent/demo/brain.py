@@ -52,6 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..context.summary import CONTINUE_NOTE
+from ..providers.openai_chat.request import TOOL_IMAGES_NOTE
 from .attachments import describe_attachments, is_attachment_block, without_mentions
 from .intents import plan_for
 from .reports import ToolResult, answer_results
@@ -83,8 +84,10 @@ def respond(body: Mapping[str, Any]) -> Script:
 
 def _trailing_results(messages: Sequence[Mapping[str, Any]]) -> list[ToolResult] | None:
     """The results that end the conversation, in the order their calls were made; None when
-    the last message is not a tool result."""
+    the last message is not a tool result (or the user message that brings their images)."""
     end = len(messages)
+    if end and _brings_tool_images(messages[-1]):
+        end -= 1
     start = end
     while start > 0 and messages[start - 1].get("role") == "tool":
         start -= 1
@@ -108,6 +111,15 @@ def _trailing_results(messages: Sequence[Mapping[str, Any]]) -> list[ToolResult]
     # A result whose call we cannot find is still reported, under no name.
     results += [ToolResult("unknown", {}, output) for output in outputs.values()]
     return results
+
+
+def _brings_tool_images(message: Mapping[str, Any]) -> bool:
+    """The user message after a turn's results that carries the images they returned."""
+    content = message.get("content")
+    if message.get("role") != "user" or not isinstance(content, list) or not content:
+        return False
+    first = content[0]
+    return isinstance(first, Mapping) and str(first.get("text", "")).endswith(TOOL_IMAGES_NOTE)
 
 
 def _arguments(text: Any) -> dict[str, Any]:

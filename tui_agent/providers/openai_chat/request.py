@@ -36,6 +36,9 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
     return out
 
 
+TOOL_IMAGES_NOTE = "a tool result carries only text]"  # ends the line naming a call's images
+
+
 def image_url(image: ImagePart) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": image.data_url()}}
 
@@ -57,7 +60,7 @@ def _tool_images(results: list[ToolResultMessage]) -> dict[str, Any]:
     for result in results:
         count = f"{len(result.images)} image" + ("s" if len(result.images) > 1 else "")
         said = f"[{count} returned by {result.name} (call {result.call_id}), sent here because "
-        content.append({"type": "text", "text": said + "a tool result carries only text]"})
+        content.append({"type": "text", "text": said + TOOL_IMAGES_NOTE})
         content.extend(image_url(image) for image in result.images)
     return {"role": "user", "content": content}
 
