@@ -217,3 +217,39 @@ def test_the_adapter_is_the_pinned_version() -> None:
     assert installed == wanted["@zed-industries/claude-code-acp"]
     assert os.access(ADAPTER, os.X_OK)
     assert subprocess.run(["node", "--version"], capture_output=True, check=False).returncode == 0
+
+
+async def test_claude_codes_permission_request_on_the_apps_armed_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_agent.ui.acp_app import AcpApp
+    from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
+    from tui_agent.wiring.host_options import HostOptions
+
+    from .approval_prompt_app import screen_text
+    from .ui_app_helpers import SIZE, make_env, send, wait_for, wait_text
+
+    env = make_env(tmp_path, monkeypatch)
+    target = env.workspace / "app.txt"
+    with _server() as server:
+        server.script(_write_call(target, "through the app\n"), Reply([("text", "All done.")]))
+        folder = tmp_path / "config" / "tui-agent"
+        folder.mkdir(parents=True)
+        agent_env = ", ".join(
+            f"{k} = {json.dumps(v)}" for k, v in _claude_env(tmp_path, server).items()
+        )
+        (folder / "config.toml").write_text(
+            f"[agents.claude]\ncommand = [{json.dumps(str(ADAPTER))}]\nenv = {{ {agent_env} }}\n"
+        )
+        app = AcpApp(HostOptions(workspace=str(env.workspace)), "claude")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.acp is not None, "Claude Code to start", 60)
+            await send(pilot, "write app.txt")
+            await wait_for(pilot, lambda: app.query(ApprovalPrompt), "the prompt", 60)
+            prompt = app.query_one(ApprovalPrompt)
+            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
+            assert "app.txt" in screen_text(app)
+            await pilot.press("y")
+            await wait_text(pilot, "All done.", 60)
+            await wait_for(pilot, lambda: not app.busy, "the prompt to end")
+    assert target.read_text() == "through the app\n"
