@@ -83,6 +83,7 @@ def test_the_sdk_example_agent_answers_through_run(agents: Home) -> None:
         key=None,
     )
     assert replayed.code == 0 and "Client sent:hello there" in replayed.stdout
+    assert "cannot decode" not in replayed.stdout and "shown as saved" not in replayed.stdout
 
 
 def test_a_permission_approved_writes_and_a_rewind_undoes_it(agents: Home) -> None:
@@ -300,3 +301,20 @@ def test_run_resumes_the_agents_session_through_session_load(agents: Home) -> No
     assert any("resumed its session" in text for text in notices)
     users = [r["text"] for r in agents.records() if r["type"] == "user"]
     assert users == ["hello", "again"]
+
+
+def test_a_replay_streams_the_agents_steps_and_calls_again(agents: Home) -> None:
+    from tui_agent.replay.script import ReplayScript
+    from tui_agent.session import SessionStore
+    from tui_agent.stream.progress import ToolCallAnnounced
+
+    done = _run(agents, "write r.txt again", "scripted", approve="all")
+    assert done.code == 0, done.stderr
+    loaded = SessionStore(agents.data / "tui-agent" / "sessions").load(agents.records()[0]["id"])
+    events = [step.event for step in ReplayScript.from_records(loaded.records)]
+    texts = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert texts == "I will write r.txt.Wrote r.txt."
+    assert [e.name for e in events if isinstance(e, ToolCallAnnounced)] == ["Write r.txt"]
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["done"]
+    notices = [getattr(e, "text", "") for e in events if type(e).__name__ == "Notice"]
+    assert not [n for n in notices if "shown as saved" in n or "cannot decode" in n]

@@ -42,7 +42,7 @@ from ..session.records import (
     ToolStartRecord,
 )
 from ..stream.events import ReasoningDelta, TextDelta
-from ..stream.progress import ToolCallAnnounced
+from ..stream.progress import Progress, ToolCallAnnounced
 from ..stream.turn import ToolCall, TruncatedTurn, TruncationReason, Turn
 
 PROTOCOL = "acp"  # the protocol of the records an ACP session writes
@@ -386,3 +386,38 @@ class PromptTurn:
     def _close(self, turn: Turn) -> None:
         self.write(turn_record(turn, self._raw, PROTOCOL, self.model))
         self.open = False
+
+
+def replayed_step(raw: list[RawEvent]) -> tuple[list[tuple[float, Progress]], Turn]:
+    """A recorded step's updates as they streamed (each with the pause before it), and the
+    turn they make, for ``tui-agent replay`` (replay/script.py)."""
+    shown: list[tuple[float, Progress]] = []
+    text: list[str] = []
+    reasoning: list[str] = []
+    calls: list[ToolCall] = []
+    previous = 0.0
+    for event in raw:
+        delay = max(0.0, event.t - previous)
+        previous = max(previous, event.t)
+        try:
+            update = json.loads(event.data)
+        except ValueError:
+            continue
+        if not isinstance(update, dict):
+            continue
+        kind = update.get("sessionUpdate")
+        if kind in ("agent_message_chunk", "agent_thought_chunk") and (piece := text_of(update)):
+            if kind == "agent_message_chunk":
+                text.append(piece)
+                shown.append((delay, TextDelta(piece)))
+            else:
+                reasoning.append(piece)
+                shown.append((delay, ReasoningDelta(piece)))
+        call_id = update.get("toolCallId")
+        if kind in ("tool_call", "tool_call_update") and isinstance(call_id, str):
+            call = AcpCall(call_id)
+            call.merge(update)
+            calls.append(ToolCall(call.id, call.name, call.canonical()))
+            shown.append((delay, ToolCallAnnounced(len(calls) - 1, call.id, call.name)))
+    turn = Turn("".join(text), "".join(reasoning), tuple(calls), stop_reason=None, usage=None)
+    return shown, turn

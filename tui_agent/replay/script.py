@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ..acp_client.updates import PROTOCOL as ACP_PROTOCOL
+from ..acp_client.updates import replayed_step
 from ..agent.events import (
     AgentEvent,
     CallDecided,
@@ -230,6 +232,12 @@ class _Builder:
 
     def stream(self, protocol: str, raw: list[RawEvent]) -> Turn | TruncatedTurn | None:
         """Each raw event through the decoder and assembler; None for an unknown protocol."""
+        if protocol == ACP_PROTOCOL:  # an ACP agent's updates (acp_client/updates.py)
+            shown, turn = replayed_step(raw)
+            for delay, progress in shown:
+                self.owed += delay
+                self.add(cast(AgentEvent, progress))
+            return turn
         try:
             reader = TurnReader(protocol)
         except UnknownProtocolError:
