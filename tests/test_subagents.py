@@ -447,3 +447,27 @@ async def test_esc_on_a_subagents_question_stops_the_whole_turn(tmp_path: Path) 
         assert finished(inner(events, "call_T"))["sub_1"].status == "cancelled"
         assert len(h.server.requests) == 2  # neither model was sent the results
         h.assert_session_valid()
+
+
+def test_a_resumed_sessions_cost_counts_its_subagents_turns() -> None:
+    from tui_agent.session.records import AssistantRecord
+    from tui_agent.wiring.subagents import subagent_turns
+
+    turn = AssistantRecord(
+        protocol=PROTOCOL,
+        model="m",
+        text="t",
+        reasoning="",
+        tool_calls=[],
+        stop_reason="stop",
+        usage=None,
+        response_id=None,
+        raw=[],
+    )
+    deep = SubagentRecord(call_id="c2", agent="b", record=turn)
+    records = [
+        SubagentRecord(call_id="c1", agent="a", record=turn),
+        SubagentRecord(call_id="c1", agent="a", record=deep),
+        SubagentRecord(call_id="c1", agent="a", record=UserRecord(text="go")),
+    ]
+    assert subagent_turns(records) == [turn, turn]

@@ -55,7 +55,7 @@ from ..session.records import (
 from ..session.summary import read_header
 from .host_options import HostOptions
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
-from .subagents import offer_agents, session_delegation
+from .subagents import offer_agents, session_delegation, subagent_turns
 from .workspace_content import (
     Instructions,
     WorkspaceContent,
@@ -376,7 +376,8 @@ async def open_host(
         skills=skills,
         delegation=delegation,
     )
-    for turn in turns:  # the session's cost so far: the status line and max_cost go on from it
+    # The session's cost so far, its subagents' turns too: the status line and max_cost go on.
+    for turn in [*turns, *subagent_turns(subagents)]:
         agent.cost.add(turn.protocol, turn.model, turn.usage)
     server_models: dict[tuple[str, str], tuple[str, ...]] = {}
     window_task = discover_window(agent, profile, client, server_models)

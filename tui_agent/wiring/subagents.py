@@ -10,6 +10,7 @@ from ..agent.subagent import TASK_TOOL, Delegation, ProfileTarget, ResolveProfil
 from ..config import Config, ConfigError, resolve_profile
 from ..prompting.agents import AgentDefinition, agent_book, config_agents
 from ..providers import ToolSchema
+from ..session.records import AssistantRecord, SubagentRecord
 from ..tools.registry import ToolRegistry
 from .workspace_content import WorkspaceContent
 
@@ -49,6 +50,18 @@ def profile_resolver(config: Config) -> ResolveProfile:
         return ProfileTarget(profile.protocol, profile.name, request_settings(profile, ""), window)
 
     return resolve
+
+
+def subagent_turns(records: list[SubagentRecord]) -> list[AssistantRecord]:
+    """The complete turns of a session's subagents (theirs' too, at any depth)."""
+    turns = []
+    for record in records:
+        inner: object = record.record
+        while isinstance(inner, SubagentRecord):
+            inner = inner.record
+        if isinstance(inner, AssistantRecord):
+            turns.append(inner)
+    return turns
 
 
 def offer_agents(agent: Agent, delegation: Delegation, more: tuple[AgentDefinition, ...]) -> None:
