@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ..providers import RequestSettings
     from ..transport import StreamLimits
     from .context_keeper import ContextKeeper
+    from .cost_meter import CostMeter
     from .events import AgentEvent
     from .recorder import SessionRecorder
 
@@ -81,6 +82,8 @@ class Compactable(Protocol):
     @property
     def settings(self) -> _HasLimits: ...
     def context_used(self) -> int: ...
+    @property
+    def cost(self) -> CostMeter: ...
     async def moment_hooks(
         self, event: HookEvent, fields: dict[str, object], told: list[AgentEvent]
     ) -> list[HookOutcome]: ...
@@ -131,6 +134,8 @@ async def compact(
                 yield item
             else:
                 result = item
+    if result is not None:  # the summary request was answered, and billed, whatever follows
+        agent.cost.add(agent.protocol, agent.request.model, result.usage, compaction=True)
     failure = _failure(result)
     if failure is not None:
         yield CompactionFailed(reason, f"compaction failed, nothing changed: {failure}")

@@ -1,5 +1,6 @@
 """The money a session spends: each complete turn's cost from its usage (``providers/cost.py``),
-the session's sum, and ``[settings] max_cost``, kept before each request."""
+each compaction's summary request too, the session's sum and its share per model (/cost), and
+``[settings] max_cost``, kept before each request."""
 
 from __future__ import annotations
 
@@ -7,7 +8,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..providers.cost import BUILTIN, Price, money, price_of, turn_cost
+from ..providers.cost import BUILTIN, Price, billed, money, price_of, turn_cost
+
+
+@dataclass
+class Spend:
+    """What one model (or the compactions) cost: the known part and how many were unknown."""
+
+    spent: float = 0.0
+    priced: int = 0
+    unknown: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def total(self) -> str:
+        if not self.priced:
+            return money(None)
+        return money(self.spent) + ("+?" if self.unknown else "")
 
 
 @dataclass
@@ -18,16 +35,52 @@ class CostMeter:
     priced_turns: int = 0
     unknown_turns: int = 0  # no price for the model, or no usage reported
     told_unpriced: bool = False  # max_cost cannot be kept for a model without a price: said once
+    by_model: dict[str, Spend] = field(default_factory=dict)  # the turns' share of each model
+    compactions: Spend = field(default_factory=Spend)  # the summary requests of compactions
 
-    def add(self, protocol: str, model: str, usage: Mapping[str, Any] | None) -> float | None:
-        """Count one complete turn; its cost, or None when unknown."""
+    def add(
+        self,
+        protocol: str,
+        model: str,
+        usage: Mapping[str, Any] | None,
+        *,
+        compaction: bool = False,
+    ) -> float | None:
+        """Count one complete turn (or a compaction's summary request); its cost, or None when
+        unknown."""
         cost = turn_cost(protocol, model, usage, self.prices)
+        share = self.compactions if compaction else self.by_model.setdefault(model, Spend())
+        tokens = billed(protocol, usage)
+        if tokens is not None:
+            share.input_tokens += tokens.input + tokens.cached_input + tokens.cache_write
+            share.output_tokens += tokens.output
         if cost is None:
             self.unknown_turns += 1
+            share.unknown += 1
         else:
             self.spent += cost
             self.priced_turns += 1
+            share.spent += cost
+            share.priced += 1
         return cost
+
+    def report(self) -> str:
+        """/cost: the session's total, then each model's share and the compactions'."""
+        lines = [f"This session's cost: {self.total()}"]
+        if not self.by_model and not (self.compactions.priced or self.compactions.unknown):
+            lines.append("  nothing sent yet")
+        for model, share in self.by_model.items():
+            lines.append(f"  {model}: {_share(share, 'turn')}")
+        if self.compactions.priced or self.compactions.unknown:
+            lines.append(f"  compactions: {_share(self.compactions, 'request')}")
+        if self.unknown_turns:
+            lines.append(
+                "  ? = no price known (prices.toml in the config folder adds one), or the "
+                "provider reported no usage"
+            )
+        if self.max_cost is not None:
+            lines.append(f"  max_cost: ${self.max_cost:g}")
+        return "\n".join(lines)
 
     def priced(self, model: str) -> bool:
         return price_of(model, self.prices) is not None
@@ -66,3 +119,9 @@ class CostMeter:
             f"(spent {money(self.spent)}, the request's input alone about {money(next_input)})",
             True,
         )
+
+
+def _share(share: Spend, what: str) -> str:
+    count = share.priced + share.unknown
+    tokens = f"{share.input_tokens:,} in, {share.output_tokens:,} out"
+    return f"{share.total()} ({count} {what}{'s' if count != 1 else ''}; {tokens})"

@@ -89,8 +89,8 @@ def _prices() -> dict[str, Price]:
 
 
 def session_cost(path: Path, prices: Mapping[str, Price]) -> dict[str, Any]:
-    """``cost``: US dollars of the session's complete turns whose cost is known (None when no
-    turn's is), and ``cost_unknown_turns``: the turns without a price or a usage."""
+    """``cost``: US dollars of the session's complete turns and compactions whose cost is known
+    (None when none's is), and ``cost_unknown_turns``: those without a price or a usage."""
     from ..providers.cost import turn_cost
     from ..session.codec import clean_line, sniff_type
 
@@ -100,7 +100,7 @@ def session_cost(path: Path, prices: Mapping[str, Price]) -> dict[str, Any]:
         with path.open("rb") as file:
             for raw in file:
                 line = clean_line(raw.rstrip(b"\n"))
-                if not line or sniff_type(line) != "assistant":
+                if not line or sniff_type(line) not in ("assistant", "compaction"):
                     continue
                 try:
                     record = json.loads(line)

@@ -24,7 +24,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 
 from . import action_runners as run
-from . import jobs_view
+from . import cost_view, jobs_view
 from .approval_mode import MODES
 from .shell import Action, Entry, Key, Shell
 from .slash_commands import SlashCommand, Suggestion, templates_of
@@ -319,6 +319,13 @@ ACTIONS: tuple[Action, ...] = (
         "context",
         "how full the context window is, its size and where it came from",
         run.context,
+    ),
+    Action(
+        "cost",
+        "what this session has cost so far, per model and for its compactions",
+        cost_view.cost,
+        palette=(Entry("Cost", "What this session has cost so far, per model (/cost)"),),
+        needs_session=True,
     ),
     Action(
         "hooks",

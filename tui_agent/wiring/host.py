@@ -379,6 +379,8 @@ async def open_host(
     # The session's cost so far, its subagents' turns too: the status line and max_cost go on.
     for turn in [*turns, *subagent_turns(subagents)]:
         agent.cost.add(turn.protocol, turn.model, turn.usage)
+    for done in compactions:  # and its compactions' summary requests
+        agent.cost.add(done.protocol, done.model, done.usage, compaction=True)
     server_models: dict[tuple[str, str], tuple[str, ...]] = {}
     window_task = discover_window(agent, profile, client, server_models)
     mcp = await start_mcp(
