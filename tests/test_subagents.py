@@ -471,3 +471,23 @@ def test_a_resumed_sessions_cost_counts_its_subagents_turns() -> None:
         SubagentRecord(call_id="c1", agent="a", record=UserRecord(text="go")),
     ]
     assert subagent_turns(records) == [turn, turn]
+
+
+async def test_an_always_allow_rule_does_not_give_a_subagent_another_tool(tmp_path: Path) -> None:
+    from tui_agent.approval import AllowTool
+
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(task("call_T", "explore"))),
+        Reply(call_ops(("sub_W", "write_file", {"path": "b.txt", "content": "B"}))),
+        answer(PROTOCOL, "I cannot write."),
+        answer(PROTOCOL, "Done."),
+        mode=ApprovalMode.AUTO_READ,
+        rules=[AllowTool("write_file")],
+        agents=book(),
+    ) as h:
+        events = await h.send("write b")
+        sub = finished(inner(events, "call_T"))["sub_W"]
+        assert sub.status == "invalid" and "unknown tool 'write_file'" in sub.output
+        assert not (h.workspace / "b.txt").exists()

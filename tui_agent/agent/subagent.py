@@ -11,7 +11,7 @@ a time, with ``ApprovalRequest.origin`` saying which subagent asks and for which
 events reach the loop's caller as ``SubagentEvent`` under the task call, its records are
 written as ``SubagentRecord`` under that call, its context is its own, its cost the session's.
 
-A task call's risk is its agent's (``task_risk``): an agent of read-only tools is read, so
+A task call's risk is its agent's (``Delegation.risk_of``): an agent of read-only tools is read, so
 its tasks run in parallel like other reads, are offered in plan mode and approved by
 auto-read; any other is asked and runs alone. A subagent at the depth limit (the setting
 ``subagent_depth``, 1 by default) is not offered the task tool. Its answer is the text of its
