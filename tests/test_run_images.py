@@ -11,7 +11,7 @@ import pytest
 
 from tui_agent.images import prepare_image
 
-from .fake_provider import FakeProvider
+from .fake_provider import FakeProvider, Reply
 from .image_helpers import png
 from .run_helpers import KEY, Home, final
 
@@ -71,3 +71,28 @@ def test_an_at_word_that_is_no_file_is_only_text(home: Home) -> None:
         assert content[0] == {"type": "text", "text": "ask @someone, then @notes.txt."}
         assert content[1]["text"].startswith('<attached_file path="notes.txt">')
         assert len(content) == 2
+
+
+def test_run_json_names_a_tool_image_without_its_bytes(home: Home) -> None:
+    from .run_helpers import read_call
+
+    shot = prepare_image(png(16, 9), "shot.png")
+    with FakeProvider("openai-responses", api_key=KEY) as server:
+        server.script(
+            Reply(read_call(args='{"path":"shot.png"}')), final("openai-responses", "Red.")
+        )
+        done = home.run(server, "read shot.png", "--json", approve="read-only")
+        assert done.code == 0, done.stderr
+        (finished,) = [e for e in done.events() if e["type"] == "tool_finished"]
+        assert finished["images"] == [
+            {
+                "media_type": "image/png",
+                "width": 16,
+                "height": 9,
+                "size": len(shot.data),
+                "digest": shot.digest,
+            }
+        ]
+        assert shot.base64()[:40] not in done.stdout
+        output = server.requests[1].json["input"][-1]["output"]
+        assert output[1] == {"type": "input_image", "image_url": shot.data_url(), "detail": "auto"}

@@ -4,6 +4,7 @@ attaches the clipboard's image or says why it cannot, and the message goes with 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from textual import events
 
 from tui_agent.images import prepare_image
+from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.attachment_chips import AttachmentChip
 from tui_agent.ui.widgets.prompt_input import PromptInput
 
@@ -20,8 +22,10 @@ from .fake_provider import FakeProvider
 from .image_helpers import png
 from .ui_app_helpers import (
     KEY,
+    SIZE,
     AppEnv,
     answer,
+    make_app,
     make_env,
     prompt_text,
     running,
@@ -78,6 +82,21 @@ async def test_a_dropped_image_path_is_a_chip_and_goes_with_the_message(env: App
             await wait_text(pilot, f"📎 attached {label}")
             content = server.requests[0].json["messages"][-1]["content"]
             assert content[2] == {"type": "image_url", "image_url": {"url": shot.data_url()}}
+            session = app.host.writer.session_id if app.host else ""
+        # Resumed: the chip is shown again and the image goes to the model with the history.
+        server.script(answer(PROTOCOL, "Still red."))
+        resumed = dataclasses.replace(make_app(server, env).options, resume=session)
+        async with TuiAgentApp(resumed).run_test(size=SIZE) as pilot:
+            app = pilot.app
+            assert isinstance(app, TuiAgentApp)
+            await wait_for(pilot, lambda: app.host is not None, "the boot worker")
+            await wait_text(pilot, f"📎 attached {label}")
+            app.query_one(PromptInput).insert("and now?")
+            await pilot.press("enter")
+            await wait_idle_agent(pilot)
+            assert server.requests[1].body.decode().count(shot.base64()) == 1
+            await pilot.press("ctrl+q")
+        server.assert_all_consumed()
 
 
 async def test_alt_v_attaches_the_clipboard_image_or_says_why_not(

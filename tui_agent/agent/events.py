@@ -185,4 +185,15 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
             out["message"] = event.message
         return out
     out.update(dataclasses.asdict(event))
+    if isinstance(event, ToolFinished):  # an image as what it is, never its bytes
+        out["images"] = [
+            {
+                "media_type": image.media_type,
+                "width": image.width,
+                "height": image.height,
+                "size": len(image.data),
+                "digest": image.digest,
+            }
+            for image in event.images
+        ]
     return out
