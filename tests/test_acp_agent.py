@@ -24,6 +24,8 @@ from .run_helpers import KEY, Home, final, read_call
 
 pytestmark = pytest.mark.heavy
 
+COMMANDS = "available_commands_update"  # sent once a session is open, after the answer
+
 
 async def test_initialize_advertises_what_is_served(home: Home) -> None:
     with FakeProvider("openai-chat", api_key=KEY) as server:
@@ -102,7 +104,7 @@ async def test_a_saved_session_is_listed_loaded_and_goes_on(home: Home) -> None:
             await again.conn.load_session(
                 cwd=str(home.workspace), session_id=session_id, mcp_servers=[]
             )
-            replayed = list(again.client.updates)
+            replayed = [u for u in again.client.updates if u.session_update != COMMANDS]
             response = await again.prompt(session_id, "sure?")
         server.assert_all_consumed()
     (info,) = listed_here.sessions
@@ -163,3 +165,32 @@ async def test_files_the_prompt_names_are_attached_as_the_apps_mentions(home: Ho
         if json.loads(line)["type"] == "user"
     ]
     assert [a["path"] for a in user["attachments"]] == ["notes.txt", "draft.md"]
+
+
+async def test_compact_is_offered_and_summarizes_the_older_conversation(home: Home) -> None:
+    with FakeProvider("anthropic", api_key=KEY, require_tools=False) as server:
+        server.script(
+            final(server.protocol, "Friday, as planned. " * 20),
+            final(server.protocol, "The release notes are due Thursday. " * 20),
+            final(server.protocol, "SUMMARY: ship Friday, notes Thursday."),
+        )
+        async with acp_agent(home, server) as agent:
+            session_id = await agent.new_session(home.workspace)
+            offered = await agent.client.seen(COMMANDS)
+            await agent.prompt(session_id, "when do we ship? " * 20)
+            await agent.prompt(session_id, "and the release notes? " * 20)
+            before = len(agent.client.updates)
+            response = await agent.prompt(session_id, "/compact keep the dates")
+            answer = "".join(
+                u.content.text
+                for u in agent.client.updates[before:]
+                if u.session_update == "agent_message_chunk"
+            )
+        server.assert_all_consumed()
+    assert [c.name for c in offered.available_commands] == ["compact"]
+    assert response.stop_reason == "end_turn"
+    assert "compacted here (on request)" in answer, answer
+    assert "keep the dates" in json.dumps(server.requests[-1].json)
+    records = [json.loads(line) for line in home.sessions()[0].read_text("utf-8").splitlines()]
+    assert [r["type"] for r in records].count("compaction") == 1
+    assert not [r for r in records if r["type"] == "user" and r["text"].startswith("/compact")]

@@ -22,6 +22,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.helpers import update_available_commands
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -42,8 +44,6 @@ from acp.schema import (
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
-    SessionMode,
-    SessionModeState,
     SetSessionModeResponse,
     StopReason,
 )
@@ -59,6 +59,7 @@ from ..transport import RetryWait
 from ..wiring.host import SessionHost, open_host
 from ..wiring.host_options import HostOptions
 from .acp_approver import AcpApprover
+from .acp_commands import COMMANDS, MODES, compact, compact_instructions, session_modes
 from .acp_prompt import PromptMessage, prompt_message
 from .acp_stdio import claim_stdio, stdio_streams
 from .acp_updates import CallViews, TurnUpdates, replayed
@@ -67,13 +68,6 @@ from .exit_status import EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from acp.interfaces import Agent as AcpInterface
 
-# The approval modes the client may pick, as the app's F3 cycles them (ui/approval_mode.py).
-MODES = {
-    "ask": "every call the rules do not allow is asked",
-    "plan": "only reading tools are offered and run; nothing is changed",
-    "auto-read": "reading tools run without asking; the rest is asked",
-    "auto-all": "every valid call runs without asking",
-}
 LIST_PAGE = 100
 PROMPT_BUSY = "a prompt is already running in this session; cancel it first"
 
@@ -145,6 +139,7 @@ class AcpAgent:
         self.args = args
         self.client: Any = None  # acp.interfaces.Client, given by on_connect
         self.sessions: dict[str, AcpSession] = {}
+        self._later: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
@@ -182,7 +177,10 @@ class AcpAgent:
     ) -> NewSessionResponse:
         _not_used(mcp_servers)
         session = await self._open(cwd, resume=None)
-        return NewSessionResponse(session_id=session.id, modes=_modes(session))
+        self._after_answer(self._advertise(session))
+        return NewSessionResponse(
+            session_id=session.id, modes=session_modes(session.host.policy.mode)
+        )
 
     async def load_session(
         self,
@@ -199,7 +197,8 @@ class AcpAgent:
         session = await self._open(cwd, resume=session_id)
         for update in replayed(session.host.history, session.views):
             await self.client.session_update(session_id=session.id, update=update)
-        return LoadSessionResponse(modes=_modes(session))
+        self._after_answer(self._advertise(session))
+        return LoadSessionResponse(modes=session_modes(session.host.policy.mode))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -251,6 +250,10 @@ class AcpAgent:
             message = await asyncio.to_thread(prompt_message, prompt, context, _say)
             if session.cancelling:  # cancelled while its files were read: nothing was sent
                 return PromptResponse(stop_reason="cancelled")
+            instructions = compact_instructions(message.text, message.attachments)
+            if instructions is not None:
+                await compact(session.host, instructions, self._sender(session), _say)
+                return PromptResponse(stop_reason="cancelled" if session.cancelling else "end_turn")
             ended = await self._turn(session, message)
         finally:
             session.busy = False
@@ -306,6 +309,25 @@ class AcpAgent:
             )
         return session
 
+    def _after_answer(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` once the request being handled is answered: the SDK queues the answer
+        as soon as its handler returns, before a task made now takes its first step."""
+        task = asyncio.ensure_future(work)
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def _advertise(self, session: AcpSession) -> None:
+        """The session's commands (an editor offers them after ``/``)."""
+        with contextlib.suppress(Exception):  # a client gone by now has nothing to show them
+            update = update_available_commands(COMMANDS)
+            await self.client.session_update(session_id=session.id, update=update)
+
+    def _sender(self, session: AcpSession) -> Callable[[Any], Awaitable[None]]:
+        async def send(update: Any) -> None:
+            await self.client.session_update(session_id=session.id, update=update)
+
+        return send
+
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
@@ -347,13 +369,6 @@ def _not_used(mcp_servers: list[Any] | None) -> None:
     if names:
         shown = ", ".join(names)
         _say(f"the client's MCP servers are not used (add them to config.toml): {shown}")
-
-
-def _modes(session: AcpSession) -> SessionModeState:
-    """The approval modes, offered as the session's modes (ACP's mode selector)."""
-    available = [SessionMode(id=mode, name=mode, description=MODES[mode]) for mode in MODES]
-    current = str(session.host.policy.mode)
-    return SessionModeState(current_mode_id=current, available_modes=available)
 
 
 def _stop_reason(
