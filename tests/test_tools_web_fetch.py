@@ -182,3 +182,25 @@ def test_markdown_conversion_squeezes_blank_lines() -> None:
     text = html_to_markdown("<p>a</p><br><br><br><p>b</p><div></div><div></div><p>c</p>")
     assert "\n\n\n" not in text
     assert text.split() == ["a", "b", "c"]
+
+
+def test_always_allow_keeps_the_host_not_every_url(tmp_path: Path) -> None:
+    from tui_agent.approval.rules import AllowFetchHost, RuleError, rule_for_call
+    from tui_agent.config import remember_rule
+    from tui_agent.config.load import parse_config
+
+    rule = rule_for_call("web_fetch", {"url": "https://Docs.Example:8443/a?b=1"})
+    assert rule == AllowFetchHost("docs.example")
+    assert rule.describe() == "always allow web_fetch from the host docs.example"
+    assert rule.matches("web_fetch", {"url": "http://docs.example/other"})
+    assert not rule.matches("web_fetch", {"url": "https://docs.example.evil.example/"})
+    assert not rule.matches("web_fetch", {"url": "https://evil.example/?docs.example"})
+    assert not rule.matches("read_file", {"url": "https://docs.example/"})
+    with pytest.raises(RuleError):
+        AllowFetchHost("Docs.Example")
+    config = tmp_path / "config.toml"
+    config.write_text('[approval]\nmode = "ask"\n', encoding="utf-8")
+    remember_rule(config, rule)
+    text = config.read_text(encoding="utf-8")
+    assert 'allowed_fetch_hosts = [\n    "docs.example",\n]' in text
+    assert AllowFetchHost("docs.example") in parse_config(text, config).approval.rules()

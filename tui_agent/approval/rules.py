@@ -5,7 +5,7 @@ line (``AllowCommand``), and a prefix rule (``AllowCommandPrefix``) covers a sim
 with the given words. A prefix rule may only name a program known not to run code from its
 arguments, environment or files (``launchers``): any other is refused when made, and never
 matches even if one is built around that check. Use approval mode ``auto-all`` to allow every
-command.
+command. For ``web_fetch`` "t" remembers the URL's host (``AllowFetchHost``), not every host.
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from .launchers import command_refusal, prefix_refusal
 from .shell_words import is_compound_command, prefix_matches
 
 SHELL_TOOL = "run_command"
 COMMAND_ARGUMENT = "command"  # the run_command argument that holds the command line
+FETCH_TOOL = "web_fetch"
+URL_ARGUMENT = "url"
 
 
 class RuleError(ValueError):
@@ -111,16 +114,50 @@ class AllowCommandPrefix:
         return command_refusal(command) is None
 
 
-Rule = AllowTool | AllowCommand | AllowCommandPrefix
+@dataclass(frozen=True)
+class AllowFetchHost:
+    """web_fetch of any URL on this host (by name as the URL writes it, lower case; any scheme
+    and port): what "always allow" keeps for web_fetch, rather than every host."""
+
+    host: str
+
+    def __post_init__(self) -> None:
+        if not self.host or self.host != self.host.strip().lower() or "/" in self.host:
+            raise RuleError("a web_fetch rule needs a host name in lower case: docs.example")
+
+    def describe(self) -> str:
+        return f"always allow {FETCH_TOOL} from the host {self.host}"
+
+    def matches(self, tool_name: str, arguments: Mapping[str, Any]) -> bool:
+        url = arguments.get(URL_ARGUMENT)
+        return tool_name == FETCH_TOOL and isinstance(url, str) and url_host(url) == self.host
+
+
+def url_host(url: str) -> str | None:
+    """The host a URL names, lower case (None when it names none)."""
+    try:
+        return urlsplit(url).hostname or None
+    except ValueError:
+        return None
+
+
+Rule = AllowTool | AllowCommand | AllowCommandPrefix | AllowFetchHost
 
 
 def rule_for_call(tool_name: str, arguments: Mapping[str, Any]) -> Rule:
-    """The rule the "always allow this tool" key keeps: for run_command, this exact command."""
+    """The rule the "always allow this tool" key keeps: for run_command, this exact command;
+    for web_fetch, this URL's host."""
     if tool_name == SHELL_TOOL:
         command = arguments.get(COMMAND_ARGUMENT)
         if not isinstance(command, str):
             raise RuleError(f"this {SHELL_TOOL} call has no command to remember")
         return AllowCommand(command)
+    if tool_name == FETCH_TOOL:
+        url = arguments.get(URL_ARGUMENT)
+        host = url_host(url) if isinstance(url, str) else None
+        if host is None:
+            raise RuleError(f"this {FETCH_TOOL} call names no host to remember")
+        return AllowFetchHost(host)
     return AllowTool(tool_name)
 
 

@@ -12,7 +12,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..approval.policy import ApprovalMode
-from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule, RuleError
+from ..approval.rules import (
+    AllowCommand,
+    AllowCommandPrefix,
+    AllowFetchHost,
+    AllowTool,
+    Rule,
+    RuleError,
+)
 from ..checkpoints.prune import DEFAULT_KEEP_DAYS
 from ..checkpoints.shadow import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, Limits
 from ..hooks.config import HookConfig
@@ -173,6 +180,14 @@ class ApprovalConfig(BaseModel):
     allowed_tools: list[str] = Field(default_factory=list)
     allowed_commands: list[str] = Field(default_factory=list)  # exact command lines
     allowed_command_prefixes: list[str] = Field(default_factory=list)  # shell words: "git diff"
+    allowed_fetch_hosts: list[str] = Field(default_factory=list)  # web_fetch: "docs.example"
+
+    @field_validator("allowed_fetch_hosts")
+    @classmethod
+    def _hosts_allowed(cls, values: list[str]) -> list[str]:
+        for host in values:
+            _rule_or_value_error(AllowFetchHost, host)
+        return values
 
     @field_validator("allowed_tools")
     @classmethod
@@ -200,6 +215,7 @@ class ApprovalConfig(BaseModel):
         rules: list[Rule] = [AllowTool(name) for name in self.allowed_tools]
         rules += [AllowCommand(command) for command in self.allowed_commands]
         rules += [AllowCommandPrefix.parse(text) for text in self.allowed_command_prefixes]
+        rules += [AllowFetchHost(host) for host in self.allowed_fetch_hosts]
         return rules
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..approval.policy import ApprovalMode
-from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowTool, Rule
+from ..approval.rules import AllowCommand, AllowCommandPrefix, AllowFetchHost, AllowTool, Rule
 from .errors import ConfigFileError
 from .load import default_config_path, parse_config, parse_toml, read_config_text
 from .toml_text import emit_string, emit_string_array, header_lines, split_lines, table_span
@@ -80,10 +80,16 @@ def _approval_block(mode: ApprovalMode, rules: list[Rule], newline: str) -> tupl
         "allowed_command_prefixes": [
             rule.text for rule in rules if isinstance(rule, AllowCommandPrefix)
         ],
+        "allowed_fetch_hosts": [rule.host for rule in rules if isinstance(rule, AllowFetchHost)],
     }
     lines = [f"[{APPROVAL_TABLE}]", f"mode = {emit_string(values['mode'])}"]
     for key in ("allowed_tools", "allowed_commands", "allowed_command_prefixes"):
         lines.append(f"{key} = {emit_string_array(values[key], newline)}")
+    if values["allowed_fetch_hosts"]:  # written only once there is one: older files stay as is
+        key = "allowed_fetch_hosts"
+        lines.append(f"{key} = {emit_string_array(values[key], newline)}")
+    else:
+        del values["allowed_fetch_hosts"]
     return newline.join(lines) + newline, values
 
 
