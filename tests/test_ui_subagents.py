@@ -105,3 +105,16 @@ async def test_slash_agents_lists_explore_and_the_config_folders(env: AppEnv) ->
             assert "explore (built in)" in text and "reviewer (config folder)" in text
             assert "tools: read_file, search_text" in text
             assert "agents/broken.md is skipped" in text
+
+
+def test_the_subagent_line_shows_hostile_text_inert() -> None:
+    from tui_agent.ui.widgets.subagent_view import SubagentCall, SubagentModel, subagent_text
+    from tui_agent.ui.widgets.tool_card import STATES
+
+    model = SubagentModel("explore", step="running \x1b[2Jwipe", expanded=True)
+    model.calls.append(
+        SubagentCall("c", "read\x1b]52;c;eA==\x07file", "done", "\u202e{}", "ok\x1b[31m")
+    )
+    text = subagent_text(model, STATES).plain
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "done: read" in text
