@@ -398,13 +398,6 @@ def copy_code(app: Shell, arguments: str) -> None:
     app.notify("last code block copied")
 
 
-def paste_image(app: Shell, arguments: str) -> None:
-    """Alt+V, /paste-image: the clipboard's image as an attachment chip (ui/mentions.py)."""
-    from .mentions import paste_clipboard
-
-    paste_clipboard(app)
-
-
 def sessions(app: Shell, arguments: str) -> None:
     from .screens.session_browser import SessionBrowser
 

@@ -100,6 +100,12 @@ def _mcp_entries(app: Shell) -> Iterator[Entry]:
         yield Entry(f"MCP: restart {name}", f"Stop and start the MCP server {name}", name)
 
 
+def _paste_image(app: Shell, arguments: str) -> None:
+    from .mentions import paste_clipboard  # the clipboard's image: ui/mentions.py
+
+    paste_clipboard(app)
+
+
 def _help(app: Shell, arguments: str) -> None:
     from .widgets.transcript import Transcript
 
@@ -260,7 +266,7 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "paste-image",
         "attach the clipboard's image (Alt+V; wl-paste, xclip or pngpaste)",
-        run.paste_image,
+        _paste_image,
         Key("alt+v", "Paste image", show=False, priority=True),
         (Entry("Paste image", "Attach the clipboard's image to the message (Alt+V)"),),
     ),

@@ -136,8 +136,9 @@ class Mentions:
         return self.chips.take_all()
 
 
-def paste_clipboard(app: Shell) -> None:
-    """Attach the clipboard's image, read in a worker thread (the tool may take a moment)."""
+def paste_clipboard(app: Shell, arguments: str = "") -> None:
+    """Alt+V, /paste-image: attach the clipboard's image, read in a worker thread (the tool may
+    take a moment)."""
 
     def read() -> Attachment:
         from ..images import prepare_image
