@@ -8,7 +8,8 @@ from __future__ import annotations
 import dataclasses
 
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.widgets.subagent_view import SubagentView
+from tui_agent.ui.widgets.subagent_view import SubagentLine, SubagentView
+from tui_agent.ui.widgets.tool_result import ResultSummary
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply
@@ -65,12 +66,16 @@ async def test_a_subagents_call_is_approved_on_the_armed_prompt_with_its_agent_n
             view = card.query_one(SubagentView)
             shown = screen_text(app)
             assert "subagent explore" in shown and "1 call" in shown and "finished" in shown
-            assert "read_file" not in str(view.render())  # collapsed: the calls not listed
-            view.focus()
+            assert "done: read_file" not in shown  # collapsed: its calls not shown
+            view.query_one(SubagentLine).focus()
             await pilot.press("enter")
             assert view.model.expanded
-            assert "done: read_file" in str(view.render())
-            assert "→ the word is plum" in str(view.render())
+            await wait_text(pilot, "done: read_file")
+            (nested,) = view.nested_calls()
+            nested.query_one(ResultSummary).focus()  # the nested card's result opens too
+            await pilot.press("enter")
+            assert nested.call.expanded
+            await wait_text(pilot, "the word is plum")
             session = app.host.writer.session_id if app.host else ""
         results = [r for r in env.records() if r["type"] == "tool_result"]
         assert [r["call_id"] for r in results] == ["call_T"]
@@ -108,13 +113,16 @@ async def test_slash_agents_lists_explore_and_the_config_folders(env: AppEnv) ->
 
 
 def test_the_subagent_line_shows_hostile_text_inert() -> None:
-    from tui_agent.ui.widgets.subagent_view import SubagentCall, SubagentModel, subagent_text
+    from tui_agent.ui.widgets.subagent_view import (
+        SubagentCall,
+        SubagentModel,
+        call_text,
+        subagent_text,
+    )
     from tui_agent.ui.widgets.tool_card import STATES
 
-    model = SubagentModel("explore", step="running \x1b[2Jwipe", expanded=True)
-    model.calls.append(
-        SubagentCall("c", "read\x1b]52;c;eA==\x07file", "done", "\u202e{}", "ok\x1b[31m")
-    )
-    text = subagent_text(model, STATES).plain
+    model = SubagentModel("explore\x1b[5m", step="running \x1b[2Jwipe", expanded=True)
+    call = SubagentCall("c", "read\x1b]52;c;eA==\x07file", "done", "\u202e{}")
+    text = subagent_text(model).plain + call_text(call, STATES).plain
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "done: read" in text

@@ -67,8 +67,7 @@ def follow(model: SubagentModel, event: AgentEvent) -> bool:
         case ToolFinished():
             shown = model.call(event.call_id, event.name)
             shown.state = event.status
-            first = next((line for line in event.output.splitlines() if line.strip()), "")
-            shown.result = first.strip()[:80]
+            shown.output, shown.is_error = event.output, event.is_error
         case ContextUpdate():
             if model.context == event.used:
                 return False

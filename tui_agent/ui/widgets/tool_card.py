@@ -242,8 +242,8 @@ class ToolCallCard(Vertical):
 
     def subagent_changed(self) -> None:
         view = self.model.view
-        if view is not None and view._subagent is not None:
-            view._subagent.refresh(layout=True)
+        if view is not None and view._subagent is not None and view._subagent.is_mounted:
+            view._subagent.sync()
 
     def set_arguments_summary(self, text: str) -> None:
         """One short line about the complete, validated arguments (e.g. a path)."""
