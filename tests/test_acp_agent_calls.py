@@ -191,3 +191,36 @@ async def test_a_write_over_acp_is_undone_by_rewind(home: Home) -> None:
     done = home.run_argv([*argv, "--files-only"])
     assert done.code == 0, done.stderr
     assert (home.workspace / "notes.txt").read_text("utf-8") == NOTES
+
+
+def _task_call(arguments: str) -> list[tuple[Any, ...]]:
+    return [("call", 0, "call_T", "task"), ("args", 0, arguments), ("close", 0)]
+
+
+async def test_a_subagents_calls_are_shown_and_asked_as_its_own(home: Home) -> None:
+    task = json.dumps({"description": "notes", "prompt": "Read notes.txt", "agent": "explore"})
+    client = Recorder(answers=["allow_once", "allow_once"])  # the task, then the subagent's read
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(
+            Reply(_task_call(task), stop="tool_calls"),
+            Reply([("text", "Reading. "), *read_call("sub_R")], stop="tool_calls"),
+            final(server.protocol, "The notes say friday."),
+            final(server.protocol, "Friday."),
+        )
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            response = await agent.prompt(session_id, "what do the notes say?")
+        server.assert_all_consumed()
+    assert response.stop_reason == "end_turn"
+    assert client.text() == "Friday."  # the subagent's own text is not the answer
+    (task_ask, _), (read_ask, _) = client.asked
+    assert task_ask.tool_call_id == "call_T"
+    assert read_ask.tool_call_id == "sub_R" and read_ask.raw_input == {"path": "notes.txt"}
+    assert read_ask.title.startswith("subagent explore")
+    inner = client.of_call("sub_R")
+    assert inner[0].session_update == "tool_call" and inner[0].title == "explore: read_file"
+    assert _statuses(inner) == ["pending", "in_progress", "completed"]
+    assert "ship on friday" in inner[-1].content[-1].content.text
+    outer = client.of_call("call_T")
+    assert _statuses(outer)[-1] == "completed"
+    assert "The notes say friday." in outer[-1].content[-1].content.text

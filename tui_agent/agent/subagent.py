@@ -228,6 +228,7 @@ class Delegation:
         )
         calls.checkpoints = outer.checkpoints  # the session's records: a rewind undoes these too
         calls.hooks = outer.hooks
+        calls.on_validated = outer.on_validated  # `tui-agent acp` shows its calls as validated
         protocol, provider, request = parent.protocol, parent.provider, parent.request
         window = parent.context.window
         if definition.profile is not None:

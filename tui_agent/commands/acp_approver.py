@@ -45,7 +45,8 @@ class AcpApprover:
         if self.client is None or self.views is None:
             return deny("not approved: no ACP client to ask", by="policy")
         views = self.views
-        shown = views.told(request.call_id)
+        whose = f"{request.origin}: " if request.origin else ""  # a subagent's call
+        shown = views.told(request.call_id, whose)
         if shown is not None:  # the card shows the validated arguments before the question
             await self.client.session_update(session_id=self.session_id, update=shown)
         rule = _session_rule(request)
@@ -90,6 +91,8 @@ class AcpApprover:
         if notes:
             content.append(tool_content(text_block(redact("\n".join(notes)))))
         shown = title(request.tool_name, request.arguments)
+        if request.origin:
+            shown = f"{request.origin}: {shown}"
         if request.confirm:
             shown = f"{request.confirm} {shown}"
         return ToolCallUpdate(

@@ -44,6 +44,7 @@ from ..agent.events import (
     AgentEvent,
     CallDecided,
     LoopEnded,
+    SubagentEvent,
     ToolFinished,
     ToolStarted,
     TurnCompleted,
@@ -117,13 +118,16 @@ class CallViews:
         self.views: dict[str, CallView] = {}
         self._told: set[str] = set()  # calls whose view the client has been sent
 
-    def told(self, call_id: str) -> ToolCallProgress | None:
-        """The update that shows the call as validated, the first time it is asked for."""
+    def told(self, call_id: str, prefix: str = "") -> ToolCallProgress | None:
+        """The update that shows the call as validated, the first time it is asked for;
+        ``prefix`` says whose call it is (a subagent's)."""
         view = self.views.get(call_id)
         if view is None or call_id in self._told:
             return None
         self._told.add(call_id)
-        return view.update(self.redactor.redact(call_id))
+        update = view.update(self.redactor.redact(call_id))
+        update.title = self.redactor.redact(prefix) + (update.title or "")
+        return update
 
     def finished(self, call_id: str) -> CallView | None:
         self._told.discard(call_id)
@@ -215,18 +219,27 @@ _STREAM_ENDS = (TurnStarted, TurnCompleted, TurnTruncated, LoopEnded)
 class TurnUpdates:
     """One prompt's events as session updates, in order."""
 
-    def __init__(self, views: CallViews) -> None:
+    def __init__(self, views: CallViews, subagent: str = "") -> None:
         self.views = views
+        self.prefix = f"{subagent}: " if subagent else ""  # whose calls these are
         self._text = StreamRedactor(views.redactor)
         self._reasoning = StreamRedactor(views.redactor)
         self._started: dict[int, str] = {}  # position in the turn -> the call id shown
         self._open: set[str] = set()  # calls shown whose result is not told yet
+        self._subagents: dict[str, TurnUpdates] = {}  # task call id -> its subagent's
 
     def of(self, event: AgentEvent) -> list[Update]:
+        if isinstance(event, SubagentEvent):
+            # A subagent's calls are shown as calls of their own, titled with its name; its
+            # text is its own (the task's result carries its answer), so it is not streamed.
+            inner = self._subagents.get(event.call_id)
+            if inner is None:
+                inner = self._subagents[event.call_id] = TurnUpdates(self.views, event.agent)
+            return inner.of(event.event)
         if isinstance(event, TextDelta):
-            return _message(self._text.push(event.text))
+            return [] if self.prefix else _message(self._text.push(event.text))
         if isinstance(event, ReasoningDelta):
-            return _thought(self._reasoning.push(event.text))
+            return [] if self.prefix else _thought(self._reasoning.push(event.text))
         updates = self.flush() if isinstance(event, _STREAM_ENDS) else []
         if isinstance(event, TurnStarted):
             self._started.clear()
@@ -238,7 +251,8 @@ class TurnUpdates:
             why = f"not run: {event.message}"
             updates += [self._failed(call_id, why) for call_id in sorted(self._open)]
         elif isinstance(event, CallDecided):
-            updates += [told] if (told := self.views.told(event.call_id)) is not None else []
+            told = self.views.told(event.call_id, self.prefix)
+            updates += [told] if told is not None else []
         elif isinstance(event, ToolStarted):
             updates.append(_status(self._id(event.call_id), "in_progress"))
         elif isinstance(event, ToolFinished):
@@ -259,7 +273,7 @@ class TurnUpdates:
         return ToolCallStart(
             session_update="tool_call",
             tool_call_id=self._id(call_id),
-            title=self.views.redactor.redact(name),
+            title=self.views.redactor.redact(self.prefix + name),
             kind=self.views.kind(name),
             status="pending",
         )
