@@ -253,3 +253,21 @@ async def test_claude_codes_permission_request_on_the_apps_armed_prompt(
             await wait_text(pilot, "All done.", 60)
             await wait_for(pilot, lambda: not app.busy, "the prompt to end")
     assert target.read_text() == "through the app\n"
+
+
+def test_claude_codes_bash_runs_in_tui_agents_sandbox(home: Home) -> None:
+    command = {"command": "echo from bash > bash.txt", "description": "make a file"}
+    arguments = json.dumps({**command, "timeout": 30000})
+    ops = [("call", 0, "toolu_B1", "mcp__acp__Bash"), ("args", 0, arguments), ("close", 0)]
+    with _server() as server:
+        server.script(Reply(ops, stop="tool_use"), Reply([("text", "Ran it.")]))
+        _configure(home, server)
+        done = _run(home, "make bash.txt", "all")
+        assert done.code == 0, done.stderr
+        server.assert_all_consumed()
+    assert (home.workspace / "bash.txt").read_text() == "from bash\n"
+    events = done.events()
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["status"] == "done", finished
+    kinds = [r["type"] for r in home.records()]
+    assert kinds.count("checkpoint") == 1 and "checkpoint_done" in kinds

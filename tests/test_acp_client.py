@@ -318,3 +318,39 @@ def test_a_replay_streams_the_agents_steps_and_calls_again(agents: Home) -> None
     assert [e.status for e in events if isinstance(e, ToolFinished)] == ["done"]
     notices = [getattr(e, "text", "") for e in events if type(e).__name__ == "Notice"]
     assert not [n for n in notices if "shown as saved" in n or "cannot decode" in n]
+
+
+def test_a_terminal_runs_in_the_sandbox_and_a_rewind_undoes_it(agents: Home) -> None:
+    command = "echo made > made.txt && cat made.txt"
+    done = _run(agents, f"run {command}", "scripted", "--json", approve="all")
+    assert done.code == 0, done.stderr
+    assert (agents.workspace / "made.txt").read_text() == "made\n"
+    events = done.events()
+    (finished,) = [e for e in events if e["type"] == "tool_finished"]
+    assert finished["status"] == "done" and "made" in finished["output"]
+    assert "[exit code 0]" in finished["output"]
+    assert "exit 0: made" in "".join(e["text"] for e in events if e["type"] == "text")
+    kinds = [r["type"] for r in agents.records()]
+    assert "checkpoint" in kinds and "checkpoint_done" in kinds
+    session = agents.records()[0]["id"]
+    rewound = agents.run_argv(
+        [sys.executable, "-m", "tui_agent.cli", "rewind", session, "--to", "1", "--files-only"],
+        key=None,
+    )
+    assert rewound.code == 0, rewound.stderr
+    assert not (agents.workspace / "made.txt").exists()
+
+
+def test_a_terminal_cannot_write_outside_the_workspace(agents: Home) -> None:
+    outside = agents.root / "escaped.txt"
+    done = _run(agents, f"run echo x > {outside}", "scripted", "--json", approve="all")
+    assert done.code == 0, done.stderr
+    assert not outside.exists()
+    text = "".join(e["text"] for e in done.events() if e["type"] == "text")
+    assert not text.startswith("exit 0")
+
+
+def test_a_terminal_is_not_run_when_denied(agents: Home) -> None:
+    done = _run(agents, "run echo x > nope.txt", "scripted", "--json", approve="never")
+    assert done.code == 0, done.stderr
+    assert not (agents.workspace / "nope.txt").exists()

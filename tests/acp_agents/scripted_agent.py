@@ -6,6 +6,8 @@ Prompts:
 - ``write PATH TEXT``: a tool call of kind edit, its permission asked; allowed, it writes TEXT to
   PATH through the client (``fs/write_text_file``) and reports the diff; refused, the call fails.
 - ``read PATH``: reads PATH through the client and says what it found.
+- ``run COMMAND``: a tool call of kind execute, its permission asked; allowed, COMMAND runs in a
+  terminal of the client (``terminal/create``, ``wait_for_exit``, ``output``, ``release``).
 - ``stream``: thinks, says a plan, then streams text slowly until cancelled.
 - anything else: a thought, then the prompt's text back, then ``end_turn``.
 
@@ -32,6 +34,7 @@ from acp import (
     start_tool_call,
     text_block,
     tool_diff_content,
+    tool_terminal_ref,
     update_agent_message,
     update_agent_thought,
     update_plan,
@@ -104,6 +107,8 @@ class ScriptedAgent(Agent):
             found = await self._conn.read_text_file(session_id=session_id, path=words[1])
             await self._say(session_id, f"found: {found.content}")
             return PromptResponse(stop_reason="end_turn")
+        if words[0] == "run" and len(words) >= 2:
+            return await self._run(session_id, text.removeprefix("run "))
         if text == "stream":
             return await self._stream(session_id)
         await self._conn.session_update(session_id, update_agent_thought(text_block("thinking")))
@@ -147,6 +152,45 @@ class ScriptedAgent(Agent):
             session_id, update_tool_call(call_id, status="completed", content=[diff])
         )
         await self._say(session_id, f"Wrote {path}.")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _run(self, session_id: str, command: str) -> PromptResponse:
+        call_id = uuid4().hex[:8]
+        title = f"Run {command}"
+        await self._conn.session_update(
+            session_id,
+            start_tool_call(call_id, title, kind="execute", raw_input={"command": command}),
+        )
+        asked = ToolCallUpdate(tool_call_id=call_id, title=title, kind="execute")
+        answer = await self._conn.request_permission(
+            session_id=session_id, tool_call=asked, options=OPTIONS
+        )
+        if answer.outcome.outcome == "cancelled":
+            return PromptResponse(stop_reason="cancelled")
+        if answer.outcome.option_id == "no":
+            await self._conn.session_update(session_id, update_tool_call(call_id, status="failed"))
+            return PromptResponse(stop_reason="end_turn")
+        made = await self._conn.create_terminal(session_id=session_id, command=command)
+        await self._conn.session_update(
+            session_id,
+            update_tool_call(
+                call_id, status="in_progress", content=[tool_terminal_ref(made.terminal_id)]
+            ),
+        )
+        ended = await self._conn.wait_for_terminal_exit(
+            session_id=session_id, terminal_id=made.terminal_id
+        )
+        output = await self._conn.terminal_output(
+            session_id=session_id, terminal_id=made.terminal_id
+        )
+        await self._conn.session_update(
+            session_id,
+            update_tool_call(
+                call_id, status="completed", content=[tool_terminal_ref(made.terminal_id)]
+            ),
+        )
+        await self._conn.release_terminal(session_id=session_id, terminal_id=made.terminal_id)
+        await self._say(session_id, f"exit {ended.exit_code}: {output.output.strip()}")
         return PromptResponse(stop_reason="end_turn")
 
     async def _stream(self, session_id: str) -> PromptResponse:

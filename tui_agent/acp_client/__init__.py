@@ -7,4 +7,5 @@ loop's own events and saved in tui-agent's own session format.
 - ``session.py``: the agent process, the SDK's client side, permission requests through the
   ``Approver`` face, cancel.
 - ``files.py``: the agent's file reads and writes, inside the workspace rules, checkpointed.
+- ``terminals.py``: the agent's terminals, as the session's background commands in the sandbox.
 """

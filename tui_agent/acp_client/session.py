@@ -8,8 +8,8 @@ it). ``send(text)`` is one ``session/prompt`` as an async iterator of agent even
 ``Agent.send``; ``cancel()`` (Esc) sends ``session/cancel`` and answers a pending permission
 request "cancelled". The agent's permission requests are asked through the ``Approver`` face
 (the app's armed prompt, or ``run --approve``), after the approval mode and the session's rules
-(``ApprovalPolicy``); its file reads and writes are served inside the workspace (files.py).
-Terminals are not offered (the ``terminal`` capability is not advertised).
+(``ApprovalPolicy``); its file reads and writes are served inside the workspace (files.py),
+its terminals by the command sandbox (terminals.py).
 """
 
 from __future__ import annotations
@@ -31,10 +31,12 @@ from ..approval.decision import Decision
 from ..approval.policy import ApprovalMode, ApprovalPolicy
 from ..checkpoints import Checkpointer
 from ..mcp import lifeline
+from ..sandbox.policy import SandboxPolicy
 from ..session.records import NoteRecord, Record, UserRecord
 from ..tools import process_limits
 from ..tools.spec import ToolContext
 from .files import FileMissing, FileRefused, read_text, write_text
+from .terminals import TerminalRefused, Terminals
 from .updates import AcpCall, PromptTurn, risk_of
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,8 @@ class AcpSession:
         protected: tuple[Path, ...] = (),
         checkpointer: Checkpointer | None = None,
         resume: str | None = None,
+        sandbox: SandboxPolicy | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.command = command
@@ -74,7 +78,13 @@ class AcpSession:
         self.policy = policy
         self.writer = writer
         self.checkpointer = checkpointer
-        self.context = ToolContext(workspace=workspace, protected=protected)
+        self.context = ToolContext(
+            workspace=workspace,
+            protected=protected,
+            sandbox=sandbox or SandboxPolicy(),
+            secret_values=secrets,
+        )
+        self.terminals = Terminals(self.context, checkpointer=checkpointer, write=self._synced)
         self.resume = resume
         self.session_id = ""
         self.loaded = False  # resumed through session/load
@@ -119,8 +129,8 @@ class AcpSession:
         process_limits.started(self._process.pid)
         self._stderr_task = asyncio.create_task(self._read_stderr())
         assert self._process.stdin is not None and self._process.stdout is not None
-        # Not all of the SDK's Client face: no terminals, no elicitation (neither advertised;
-        # the SDK answers "method not found" for what a client lacks).
+        # Not all of the SDK's Client face: no elicitation (not advertised; the SDK answers
+        # "method not found" for what a client lacks).
         client: Any = _Client(self)
         self._conn = acp.connect_to_agent(client, self._process.stdin, self._process.stdout)
         notices: list[Notice] = []
@@ -130,7 +140,7 @@ class AcpSession:
                     protocol_version=acp.PROTOCOL_VERSION,
                     client_capabilities=ClientCapabilities(
                         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
-                        terminal=False,
+                        terminal=True,
                     ),
                     client_info=Implementation(name="tui-agent", title="tui-agent", version="0"),
                 ),
@@ -194,8 +204,10 @@ class AcpSession:
                 self._stderr = [*self._stderr[-(STDERR_LINES - 1) :], text]
 
     async def close(self) -> None:
-        """End the agent: its connection, then its whole process tree."""
+        """End the agent: its connection, its terminals, then its whole process tree."""
         self.cancel()
+        with contextlib.suppress(Exception):
+            await self.terminals.close()
         if self._conn is not None:
             with contextlib.suppress(Exception):
                 await self._conn.close()
@@ -229,7 +241,9 @@ class AcpSession:
         self._cancelled = False
         queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
         self._emit = queue.put_nowait
-        turn = PromptTurn(self.name, queue.put_nowait, self._write, self.calls)
+        turn = PromptTurn(
+            self.name, queue.put_nowait, self._write, self.calls, terminal=self._terminal_text
+        )
         self._turn = turn
         self.writer.append(UserRecord(ts=time.time(), text=text), sync=True)
         prompt = asyncio.ensure_future(
@@ -296,6 +310,23 @@ class AcpSession:
 
     def _write(self, record: Record) -> None:
         self.writer.append(record)
+
+    def _synced(self, record: Record) -> None:
+        self.writer.append(record, sync=True)
+
+    def _terminal_text(self, terminal_id: str) -> str:
+        try:
+            output, truncated, ended = self.terminals.output(terminal_id)
+        except TerminalRefused:
+            return f"[terminal {terminal_id}]"
+        cut = "[the start of the output was cut]\n" if truncated else ""
+        if ended is None:
+            how = "still running"
+        elif ended["signal"]:
+            how = f"ended by {ended['signal']}"
+        else:
+            how = f"exit code {ended['exit_code']}"
+        return f"{cut}{output.rstrip()}\n[{how}]".lstrip("\n")
 
     # -- what the agent asks of the client -------------------------------------------------
 
@@ -365,6 +396,17 @@ class AcpSession:
                     return call.id
         self._writes += 1
         return f"acp-write-{self._writes}"
+
+    async def create_terminal(
+        self,
+        command: str,
+        args: list[str],
+        env: dict[str, str],
+        cwd: str | None,
+        output_limit: int | None,
+    ) -> str:
+        call_id = self.current_call()
+        return await self.terminals.create(command, args, env, cwd, output_limit, call_id)
 
     async def read_file(self, path: str, line: int | None, limit: int | None) -> str:
         return await asyncio.to_thread(read_text, self.context, path, line, limit)
@@ -450,6 +492,69 @@ class _Client:
         except FileRefused as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         return WriteTextFileResponse()
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: list[Any] | None = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        from acp import RequestError
+        from acp.schema import CreateTerminalResponse
+
+        variables = {item.name: item.value for item in env or []}
+        try:
+            terminal_id = await self.session.create_terminal(
+                command, list(args or []), variables, cwd, output_byte_limit
+            )
+        except TerminalRefused as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        from acp.schema import TerminalExitStatus, TerminalOutputResponse
+
+        output, truncated, ended = self._known(terminal_id, self.session.terminals.output)
+        status = TerminalExitStatus(**ended) if ended is not None else None
+        return TerminalOutputResponse(output=output, truncated=truncated, exit_status=status)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        from acp.schema import WaitForTerminalExitResponse
+
+        ended = await self._known_async(self.session.terminals.wait(terminal_id))
+        return WaitForTerminalExitResponse(**ended)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        from acp.schema import KillTerminalResponse
+
+        await self._known_async(self.session.terminals.kill(terminal_id))
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        from acp.schema import ReleaseTerminalResponse
+
+        await self._known_async(self.session.terminals.release(terminal_id))
+        return ReleaseTerminalResponse()
+
+    def _known(self, terminal_id: str, read: Any) -> Any:
+        from acp import RequestError
+
+        try:
+            return read(terminal_id)
+        except TerminalRefused as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+
+    async def _known_async(self, waiting: Any) -> Any:
+        from acp import RequestError
+
+        try:
+            return await waiting
+        except TerminalRefused as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         from acp import RequestError

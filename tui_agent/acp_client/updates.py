@@ -121,8 +121,9 @@ class AcpCall:
     def digest(self) -> str:
         return hashlib.sha256(self.canonical().encode("utf-8", "replace")).hexdigest()
 
-    def output(self) -> str:
-        """The call's result as text: its content (text, diffs as unified diffs)."""
+    def output(self, terminal: Callable[[str], str] | None = None) -> str:
+        """The call's result as text: its content (text, diffs as unified diffs, a terminal's
+        output through ``terminal``)."""
         parts: list[str] = []
         for item in self.content:
             kind = item.get("type")
@@ -133,7 +134,8 @@ class AcpCall:
                 if isinstance(block, dict) and isinstance(block.get("text"), str):
                     parts.append(block["text"])
             elif kind == "terminal":
-                parts.append(f"[terminal {item.get('terminalId', '')}]")
+                terminal_id = str(item.get("terminalId", ""))
+                parts.append(terminal(terminal_id) if terminal else f"[terminal {terminal_id}]")
         if not parts and self.raw_output is not None:
             raw = self.raw_output
             parts.append(raw if isinstance(raw, str) else json.dumps(raw, default=str))
@@ -201,12 +203,14 @@ class PromptTurn:
         write: Write,
         calls: dict[str, AcpCall] | None = None,
         now: Callable[[], float] = time.monotonic,
+        terminal: Callable[[str], str] | None = None,
     ) -> None:
         self.model = model
         self.emit = emit
         self.write = write
         self.calls = calls if calls is not None else {}  # the session's, across prompts
         self.now = now
+        self.terminal = terminal  # a terminal's output by id, for a call's result
         self.step = 0
         self.open = False
         self._text: list[str] = []
@@ -293,10 +297,11 @@ class PromptTurn:
             self.emit(ToolStarted(call.id, call.name))
         if call.status in ("completed", "failed") and not call.finished:
             if call.decision == "deny":  # the agent reports the refused call as failed
-                self._result(call, "denied", call.output() or DENIED, True)
+                self._result(call, "denied", call.output(self.terminal) or DENIED, True)
             else:
                 failed = call.status == "failed"
-                self._result(call, "failed" if failed else "done", call.output(), failed)
+                output = call.output(self.terminal)
+                self._result(call, "failed" if failed else "done", output, failed)
 
     def _result(self, call: AcpCall, status: CallStatus, output: str, is_error: bool) -> None:
         call.finished = True

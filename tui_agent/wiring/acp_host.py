@@ -23,6 +23,7 @@ from ..session import Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import HeaderRecord, NoteRecord
 from .host_options import HostOptions
+from .sandbox_choice import session_policy
 from .setup import approval_policy
 
 AGENT_PROFILE = "agent:"  # a session's profile is "agent:NAME": which [agents.NAME] it talked to
@@ -120,6 +121,8 @@ async def open_acp_host(
         protected=protected_dirs(),
         checkpointer=Checkpointer(workspace, limits=limits),
         resume=resume_id,
+        sandbox=session_policy(config),
+        secrets=tuple(secrets),
     )
     host = AcpHost(
         config=config,
