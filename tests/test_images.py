@@ -39,6 +39,11 @@ def test_a_huge_image_is_scaled_down_to_the_long_side_limit() -> None:
         assert decoded.size == (image.width, image.height)
 
 
+def test_a_large_jpeg_is_decoded_small_and_scaled_to_the_limit() -> None:
+    image = prepare_image(noise(4000, 2000, "JPEG"), "photo.jpg")
+    assert (image.width, image.height) == (MAX_SIDE, MAX_SIDE // 2) and image.scaled
+
+
 def test_an_image_over_the_byte_limit_is_made_smaller() -> None:
     data = noise(1500, 1500)
     assert len(data) > MAX_BYTES

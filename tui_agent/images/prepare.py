@@ -75,9 +75,12 @@ def prepare_image(data: bytes, name: str) -> ImagePart:
             width, height = image.size
             if width * height > MAX_PIXELS:
                 raise ImageError(f"{name} is {width}x{height} pixels, too large to decode")
-            image.load()
             if max(width, height) <= MAX_SIDE and len(data) <= MAX_BYTES:
+                image.load()  # decoded whole: a corrupt file is refused here
                 return ImagePart(kind, data, digest_of(data), width, height)
+            if kind == "image/jpeg":  # decoded at a fraction of its size: 3-5x faster
+                image.draft("RGB", (MAX_SIDE, MAX_SIDE))
+            image.load()
             return _scaled(image, name)
     except ImageError:
         raise
@@ -98,7 +101,8 @@ def _scaled(image: Any, name: str) -> ImagePart:
     side = min(MAX_SIDE, max(frame.size))
     for _ in range(12):
         fitted = frame.copy()
-        fitted.thumbnail((side, side), Image.Resampling.LANCZOS)
+        # reducing_gap: a box reduction first, then Lanczos on what is left (as good, faster).
+        fitted.thumbnail((side, side), Image.Resampling.LANCZOS, reducing_gap=3.0)
         out = io.BytesIO()
         if alpha:
             fitted.save(out, "PNG", optimize=True)
