@@ -104,3 +104,20 @@ async def test_a_saved_agent_session_is_shown_and_resumed(env: AppEnv) -> None:
         await wait_for(pilot, lambda: again.acp is not None, "the agent to start")
         await wait_text(pilot, "you said: hello agent")  # the saved conversation, shown
         await wait_text(pilot, "resumed its session")  # and the agent's own, loaded
+
+
+async def test_the_agents_slash_commands_are_offered_in_the_list(env: AppEnv) -> None:
+    from tui_agent.ui.widgets.completion_list import CompletionList
+
+    app = _app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.acp is not None, "the agent to start")
+        session = app.acp.session if app.acp is not None else None
+        await wait_for(pilot, lambda: bool(session and session.commands), "the commands")
+        await pilot.press("slash", "r", "e")
+        listed = app.query_one(CompletionList)
+        await wait_for(pilot, lambda: listed.open, "the completion list")
+        assert [entry.label for entry in listed.entries] == ["/review"]
+        await pilot.press("tab")
+        assert app.query_one(PromptInput).text == "/review "
+        assert not listed.open

@@ -26,6 +26,7 @@ from ..wiring.host_options import HostOptions
 from .arming import Clock, KeyClock
 from .safe_app import SafeApp
 from .themes import apply_theme, register_themes
+from .widgets.completion_list import CompletionList
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -84,11 +85,15 @@ class AcpApp(SafeApp):
             yield Transcript(id="transcript")
             yield SidePanel(id="calls")
         with Vertical(id="bottom"):
+            yield CompletionList(id="completions")
             yield PromptInput(id="prompt")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        prompt.key_hook = self._completion_key
+        self.watch(prompt, "selection", lambda _: self._complete(), init=False)
         for problem in register_themes(self):
             self.notify(problem, severity="warning")
         if not apply_theme(self, self._theme_name) and self._theme_name is not None:
@@ -164,6 +169,48 @@ class AcpApp(SafeApp):
             self.busy = False
             status.connection = "ready"
         self._show_commands()
+
+    # -- the agent's slash commands in the completion list ---------------------------------
+
+    def _complete(self) -> None:
+        """``/``: the commands the agent offers that start with what is typed."""
+        from .slash_commands import Suggestion
+
+        listed = self.query_one(CompletionList)
+        text = self.query_one(PromptInput).text
+        offered = self.acp.session.commands if self.acp is not None else []
+        if not text.startswith("/") or any(ch.isspace() for ch in text):
+            listed.hide()
+            return
+        found = [
+            Suggestion(f"/{name} ", f"/{name}", str(c.get("description", "")), 0, len(text))
+            for c in offered
+            if (name := str(c.get("name", ""))).startswith(text[1:])
+        ]
+        listed.show(found)
+
+    def _completion_key(self, key: str) -> bool:
+        """Up/Down move in the list, Tab (or Enter) takes the entry, Esc closes it."""
+        listed = self.query_one(CompletionList)
+        if not listed.open:
+            return False
+        if key in ("up", "down"):
+            listed.move(-1 if key == "up" else 1)
+            return True
+        if key == "escape":
+            listed.hide()
+            return True
+        if key in ("tab", "enter"):
+            chosen = listed.chosen()
+            prompt = self.query_one(PromptInput)
+            if chosen is None or (key == "enter" and prompt.text.strip() == chosen.value.strip()):
+                listed.hide()
+                return False
+            prompt.clear()
+            prompt.insert(chosen.value)
+            listed.hide()
+            return True
+        return False
 
     def _show_commands(self) -> None:
         """The slash commands the agent offers (sent to it as a message: ``/name args``)."""
