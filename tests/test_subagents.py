@@ -491,3 +491,32 @@ async def test_an_always_allow_rule_does_not_give_a_subagent_another_tool(tmp_pa
         sub = finished(inner(events, "call_T"))["sub_W"]
         assert sub.status == "invalid" and "unknown tool 'write_file'" in sub.output
         assert not (h.workspace / "b.txt").exists()
+
+
+async def test_below_the_depth_limit_a_subagent_starts_its_own_task(tmp_path: Path) -> None:
+    approver = ScriptedApprover(approve(), approve(), approve())
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        Reply(call_ops(task("call_T", "helper", "delegate it", "outer"))),
+        Reply(call_ops(task("inner_T", "explore", "list it", "inner"))),
+        Reply(call_ops(("deep_L", "list_dir", {"path": "."}))),
+        answer(PROTOCOL, "listed"),
+        answer(PROTOCOL, "the inner task listed it"),
+        answer(PROTOCOL, "Done."),
+        approver=approver,
+        settings={"subagent_depth": 2},
+        agents=book(EVERYTHING),
+    ) as h:
+        events = await h.send("go")
+        assert finished(events)["call_T"].output == "the inner task listed it"
+        outer = inner(events, "call_T")
+        assert finished(outer)["inner_T"].output == "listed"
+        deep = [e.event for e in of_type(outer, SubagentEvent) if e.call_id == "inner_T"]
+        assert finished(deep)["deep_L"].status == "done"
+        origins = [r.origin for r in approver.requests]
+        assert origins == ["", "subagent helper · task: outer", "subagent explore · task: inner"]
+        nested = [r for r in h.records() if isinstance(r, SubagentRecord)]
+        two_deep = [r.record for r in nested if isinstance(r.record, SubagentRecord)]
+        assert two_deep and {r.call_id for r in two_deep} == {"inner_T"}
+        h.assert_session_valid()

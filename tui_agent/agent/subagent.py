@@ -161,12 +161,15 @@ class Delegation:
         assert self.parent is not None, "the task tool runs for a bound agent"
         return self.parent.calls.registry
 
-    def tools_of(self, definition: AgentDefinition) -> list[ToolSpec]:
+    def tools_of(
+        self, definition: AgentDefinition, child: Delegation | None = None
+    ) -> list[ToolSpec]:
         """The tools a subagent of ``definition`` gets: those it names that this session
-        offers (all of them when it names none), the task tool only below the depth limit."""
+        offers (all of them when it names none), the task tool only below the depth limit (the
+        task tool of ``child``: the delegation the subagent will be bound to)."""
         registry = self._registry()
         names = definition.tools if definition.tools is not None else registry.names()
-        child = self._child()
+        child = child if child is not None else self._child()
         specs: list[ToolSpec] = []
         for name in names:
             spec = registry.get(name)
@@ -210,10 +213,12 @@ class Delegation:
         assert parent is not None
         outer = parent.calls
         child = self._child()
-        specs = self.tools_of(definition)
+        specs = self.tools_of(definition, child)
         registry = ToolRegistry(specs)
         recorder = SessionRecorder(_NestedWriter(parent.recorder, call_id, definition.name))
-        approver = getattr(outer.approver, "inner", outer.approver)
+        approver = outer.approver  # the session's own, not a subagent's wrapping of it
+        if isinstance(approver, _OriginApprover):
+            approver = approver.inner
         origin = f"subagent {definition.name} · task: {description}"
         calls = CallRunner(
             registry=registry,
