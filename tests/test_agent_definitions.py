@@ -190,3 +190,33 @@ def test_claude_code_model_aliases_are_the_sessions_model() -> None:
     for alias in ("sonnet", "Opus", "haiku", "inherit"):
         text = f"---\nname: a\ndescription: d\nmodel: {alias}\n---\nbody\n"
         assert parse_agent(text).model is None
+
+
+def test_an_agents_profile_is_resolved_from_config_toml(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_agent.config import Config
+    from tui_agent.wiring.subagents import profile_resolver
+
+    monkeypatch.setenv("LOCAL_KEY", "k")
+    config = Config.model_validate(
+        {
+            "profiles": {
+                "local": {
+                    "protocol": "openai-chat",
+                    "model": "small",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "api_key_env": "LOCAL_KEY",
+                    "context_window": 8192,
+                }
+            }
+        }
+    )
+    resolve = profile_resolver(config)
+    target = resolve("local")
+    assert (target.protocol, target.provider, target.request.model) == (
+        "openai-chat",
+        "local",
+        "small",
+    )
+    assert target.window.size == 8192
+    with pytest.raises(ValueError):
+        resolve("nowhere")
