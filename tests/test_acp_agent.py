@@ -1,10 +1,12 @@
 """`tui-agent acp` as a subprocess, driven by the ACP SDK's own client, against the fake
 provider: what it advertises, a prompt answered with reasoning and text, saved as any session,
 listed by `tui-agent sessions` and session/list, loaded again (session/load) and continued;
-the files a prompt names."""
+the files and images a prompt holds."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import sys
 
@@ -12,6 +14,7 @@ import pytest
 from acp import RequestError
 from acp.schema import (
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     McpServerStdio,
     ResourceContentBlock,
     TextContentBlock,
@@ -46,7 +49,7 @@ async def test_initialize_advertises_what_is_served(home: Home) -> None:
     assert capabilities.session_capabilities.list is not None
     prompts = capabilities.prompt_capabilities
     assert prompts is not None
-    assert (prompts.image, prompts.audio, prompts.embedded_context) == (False, False, True)
+    assert (prompts.image, prompts.audio, prompts.embedded_context) == (True, False, True)
     assert init.agent_info is not None and init.agent_info.name == "tui-agent"
     assert home.sessions() == []  # a client that never prompted leaves no session behind
 
@@ -194,3 +197,26 @@ async def test_compact_is_offered_and_summarizes_the_older_conversation(home: Ho
     records = [json.loads(line) for line in home.sessions()[0].read_text("utf-8").splitlines()]
     assert [r["type"] for r in records].count("compaction") == 1
     assert not [r for r in records if r["type"] == "user" and r["text"].startswith("/compact")]
+
+
+async def test_an_image_in_the_prompt_is_sent_as_the_apps_pasted_images(home: Home) -> None:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 3), "red").save(buffer, format="PNG")
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    with FakeProvider("anthropic", api_key=KEY) as server:
+        server.script(final(server.protocol, "A red rectangle."))
+        async with acp_agent(home, server) as agent:
+            session_id = await agent.new_session(home.workspace)
+            picture = ImageContentBlock(type="image", data=data, mime_type="image/png")
+            words = TextContentBlock(type="text", text="what is this?")
+            response = await agent.conn.prompt(session_id=session_id, prompt=[words, picture])
+            broken = ImageContentBlock(type="image", data="bm90IGFuIGltYWdl", mime_type="image/png")
+            with pytest.raises(RequestError) as refused:
+                await agent.conn.prompt(session_id=session_id, prompt=[words, broken])
+        server.assert_all_consumed()
+    assert response.stop_reason == "end_turn"
+    assert data in json.dumps(server.requests[0].json)  # sent byte for byte: it is small
+    assert "image 1" in str(refused.value.data)
+    assert len(server.requests) == 1  # the broken one was never sent

@@ -151,15 +151,16 @@ class AcpAgent:
         client_info: Any = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        # What is served: text prompts, resource links and embedded text resources (attached
-        # as the app's @ files: acp_prompt.py), session/load and /list; no images or audio, no MCP
-        # servers of the client's, no authentication (the key is the environment's, as `run`).
+        # What is served: text prompts, images, resource links and embedded text resources
+        # (attached as the app's @ files and pasted images: acp_prompt.py), session/load and
+        # session/list; no audio, no MCP servers of the client's, no authentication (the key
+        # is the environment's, as for `run`).
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=False, sse=False),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),

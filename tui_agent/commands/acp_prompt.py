@@ -4,12 +4,15 @@
 A resource link to a file inside the workspace is read as the app reads an ``@`` mention
 (``prompting/attachments.py``: the workspace and sandbox rules, text only, capped); an
 embedded text resource is the client's copy of a file, attached as it came (capped the same
-way). Anything else (a link outside the workspace, a file that cannot be attached) stays in
-the message as its address, and the reason is said on stderr.
+way); an image is checked and scaled as the app's pasted images are. Anything else (a link
+outside the workspace, a file that cannot be attached) stays in the message as its address,
+and the reason is said on stderr.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,9 +21,15 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from acp import RequestError
-from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextContentBlock
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+)
 
 from ..conversation import Attachment
+from ..images import ImageError, prepare_image
 from ..prompting.attachments import MAX_ATTACHMENT_BYTES, AttachError, read_attachment
 from ..tools.spec import ToolContext
 
@@ -46,6 +55,8 @@ def prompt_message(
                 parts.append(block.uri)
             else:
                 attachments.append(attached)
+        elif isinstance(block, ImageContentBlock):
+            attachments.append(_image(block, 1 + sum(a.image is not None for a in attachments)))
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
             text = getattr(resource, "text", None)
@@ -83,6 +94,22 @@ def _linked(uri: str, ctx: ToolContext, say: Callable[[str], None]) -> Attachmen
     except AttachError as exc:
         say(f"not attached: {exc}")
         return None
+
+
+def _image(block: ImageContentBlock, number: int) -> Attachment:
+    """An image the client sent (a screenshot, a pasted picture), checked and scaled as the
+    app's pasted images are; RequestError when it cannot be sent."""
+    name = f"the prompt's image {number}"
+    try:
+        data = base64.b64decode(block.data, validate=True)
+    except binascii.Error:
+        raise RequestError.invalid_params({"message": f"{name} is not base64"}) from None
+    try:
+        image = prepare_image(data, name)
+    except ImageError as exc:
+        raise RequestError.invalid_params({"message": str(exc)}) from None
+    kind = image.media_type.removeprefix("image/").replace("jpeg", "jpg")
+    return Attachment(f"image-{image.digest[:8]}.{kind}", "", image=image)
 
 
 def _embedded(uri: str, text: str, ctx: ToolContext) -> Attachment:
