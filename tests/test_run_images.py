@@ -5,6 +5,7 @@ resumed session sends its images again from the data folder."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,15 @@ def test_run_attaches_at_paths_and_files_and_resume_sends_them_again(home: Home)
         again = home.run(server, "and now?", "--session", str(session))
         assert again.code == 0, again.stderr
         assert json.dumps(server.requests[1].json).count(shot.base64()) == 1
+    replayed = home.run_argv(
+        [sys.executable, "-m", "tui_agent.cli", "replay", str(session), "--headless"]
+    )
+    assert replayed.code == 0, replayed.stderr
+    assert f"[attached] shot.png (PNG 16x9, {len(shot.data)} B)" in replayed.stdout
+    assert shot.base64()[:40] not in replayed.stdout
+    exported = home.run_argv([sys.executable, "-m", "tui_agent.cli", "export", str(session)])
+    assert exported.code == 0, exported.stderr
+    assert f"Attached image: ![shot.png]({stored.absolute().as_uri()})" in exported.stdout
 
 
 def test_a_corrupt_image_stops_the_run_before_anything_is_sent(home: Home) -> None:
