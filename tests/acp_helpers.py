@@ -105,6 +105,7 @@ class Agent:
     client: Recorder
     init: InitializeResponse
     stderr_path: Path
+    process: asyncio.subprocess.Process
 
     async def new_session(self, cwd: Path) -> str:
         return (await self.conn.new_session(cwd=str(cwd), mcp_servers=[])).session_id
@@ -150,7 +151,7 @@ async def acp_agent(
             env=home.env(),
             cwd=home.workspace,
             transport_kwargs={"stderr": stderr.fileno()},
-        ) as (conn, _process):
+        ) as (conn, process):
             init = await asyncio.wait_for(
                 conn.initialize(
                     protocol_version=PROTOCOL_VERSION,
@@ -159,4 +160,4 @@ async def acp_agent(
                 ),
                 START_TIMEOUT_S,
             )
-            yield Agent(conn, recorder, init, stderr_path)
+            yield Agent(conn, recorder, init, stderr_path, process)

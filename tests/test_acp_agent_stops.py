@@ -1,13 +1,18 @@
-"""`tui-agent acp` when a turn does not end well: session/cancel mid-stream or while a call
-waits for its permission, a provider stream cut inside a call's arguments, an answer cut at
-the token limit. Nothing of such a turn runs, no assistant turn is saved, and the prompt ends
-with the stop reason or an error that says so. The SDK's own client drives the subprocess."""
+"""`tui-agent acp` when a turn does not end well: session/cancel mid-stream, while a call waits
+for its permission or while a command runs; a provider stream cut inside a call's arguments;
+an answer cut at the token limit; a second prompt while one runs; the client going away; a
+profile that is not there. Nothing of such a turn runs, no assistant turn is saved, and the
+prompt ends with the stop reason or an error that says so. The SDK's client drives it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +21,8 @@ from acp import RequestError
 from . import wire
 from .acp_helpers import Agent, Recorder, acp_agent
 from .fake_provider import FakeProvider, Reply, Reset, StallBeforeTerminal
-from .run_helpers import KEY, Home, final, write_call
+from .run_helpers import KEY, Home, alive, final, write_call
+from .support.waiting import poll
 
 pytestmark = pytest.mark.heavy
 
@@ -178,3 +184,39 @@ async def test_a_second_prompt_while_one_runs_is_refused(home: Home) -> None:
     assert "already running" in str(raised.value.data)
     assert response.stop_reason == "cancelled"
     assert [r.get("text") for r in _records(home) if r["type"] == "user"] == ["one"]
+
+
+def _sleeping(nap: str) -> int | None:
+    """The PID (as seen here) of the ``sleep NAP`` process (in the command's sandbox, $$ would
+    be a PID of its own namespace)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", nap.encode()]:
+                    return int(entry.name)
+    return None
+
+
+async def test_the_client_going_away_ends_the_agent_and_its_command(home: Home) -> None:
+    nap = f"{40 + os.getpid() % 1000 / 1000:.3f}"  # a sleep no other process runs
+    client = Recorder(answers=["allow_once"])
+    with FakeProvider("openai-chat", api_key=KEY) as server:
+        server.script(Reply(_command_call(f"exec sleep {nap}"), stop="tool_calls"))
+        async with acp_agent(home, server, client=client) as agent:
+            session_id = await agent.new_session(home.workspace)
+            prompt = await _prompt_task(agent, session_id, "wait")
+            await client.seen_status("call_C", "in_progress")
+            pid = await asyncio.to_thread(poll, lambda: _sleeping(nap), "the command to start")
+            try:
+                assert agent.process.stdin is not None
+                agent.process.stdin.close()  # the editor closed the connection
+                code = await asyncio.wait_for(agent.process.wait(), WAIT_S)
+                await asyncio.to_thread(poll, lambda: not alive(pid), "the command to end")
+            finally:
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(Exception):
+                await prompt
+    assert code == 0
+    (result,) = [r for r in _records(home) if r["type"] == "tool_result"]
+    assert result["status"] == "interrupted"
