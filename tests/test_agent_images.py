@@ -65,6 +65,24 @@ async def test_a_refused_image_is_a_clear_error_and_the_message_stays(
         h.assert_session_valid()  # resumed, the conversation holds the same image
 
 
+async def test_a_server_without_vision_is_not_retried_and_says_why(tmp_path: Path) -> None:
+    """llama.cpp without its projector (mmproj) answers HTTP 500 to an image: the same request
+    would fail the same way, so it is not retried, and the error says images were the cause."""
+    body = (
+        b'{"error": {"code": 500, "message": "image input is not supported - hint: if this is '
+        b'unexpected, you may need to provide the mmproj", "type": "server_error"}}'
+    )
+    shot = prepare_image(png(20, 10), "shot.png")
+    attached = (Attachment("shot.png", "", image=shot),)
+    async with agent_over("openai-chat", tmp_path, Status(500, body=body)) as h:
+        events = await h.collect(h.agent.send("what is this?", attached))
+        [truncated] = of_type(events, TurnTruncated)
+        assert "image input is not supported" in truncated.message
+        assert "may not take images" in truncated.message
+        assert len(h.server.requests) == 1
+        assert h.agent.pending_user_message() == "what is this?"
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_read_file_of_an_image_returns_it_to_the_model(protocol: str, tmp_path: Path) -> None:
     data = png(30, 20, (0, 128, 0))

@@ -1,5 +1,6 @@
 """What to tell the person when a server refuses a request that held images: many models and
-servers take text only, and their 4xx says so in words of their own (or not at all)."""
+servers take text only, and their 4xx says so in words of their own (or not at all); a server
+error (5xx) counts when it speaks of images."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from collections.abc import Iterable
 from ..conversation import Message, ToolResultMessage, UserMessage
 
 _CLIENT_ERROR = re.compile(r"\bHTTP 4\d\d\b")
+# A server error that names images (llama.cpp without its projector answers HTTP 500 "image
+# input is not supported - hint: ... provide the mmproj").
+_SERVER_ERROR = re.compile(r"\bHTTP 5\d\d\b")
+_ABOUT_IMAGES = re.compile(r"image|vision|multimodal|mmproj", re.IGNORECASE)
 
 
 def image_count(messages: Iterable[Message]) -> int:
@@ -22,7 +27,12 @@ def image_count(messages: Iterable[Message]) -> int:
 
 def refusal_hint(error: str | None, messages: Iterable[Message]) -> str:
     """A sentence to add to a refused request's error when it held images, else ""."""
-    if not error or not _CLIENT_ERROR.search(error):
+    if not error:
+        return ""
+    refused = _CLIENT_ERROR.search(error) or (
+        _SERVER_ERROR.search(error) and _ABOUT_IMAGES.search(error)
+    )
+    if not refused:
         return ""
     count = image_count(messages)
     if not count:

@@ -15,10 +15,12 @@ RETRYABLE_STATUS = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
 
 # What a server error says when the request itself is what it cannot take (llama.cpp answers
 # HTTP 500 "Failed to parse tool call arguments as JSON" for a history it cannot render): the
-# same bytes would fail the same way, so such an answer is not retried.
+# same bytes would fail the same way, so such an answer is not retried. So is a model that takes
+# no images (llama.cpp without its projector: HTTP 500 "image input is not supported").
 _UNPARSEABLE_REQUEST = re.compile(
     rb"fail(?:ed)? to parse|(?:cannot|could not|unable to) parse|parse[_ ]error"
-    rb"|invalid json|malformed (?:json|request)",
+    rb"|invalid json|malformed (?:json|request)"
+    rb"|image input is not supported|does not support (?:image|vision)",
     re.IGNORECASE,
 )
 
