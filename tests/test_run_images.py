@@ -106,3 +106,20 @@ def test_run_json_names_a_tool_image_without_its_bytes(home: Home) -> None:
         assert shot.base64()[:40] not in done.stdout
         output = server.requests[1].json["input"][-1]["output"]
         assert output[1] == {"type": "input_image", "image_url": shot.data_url(), "detail": "auto"}
+
+
+def test_redaction_holds_beside_an_image(home: Home) -> None:
+    """The provider key typed beside an image is redacted in the session file; the image's
+    reference is not touched and the resumed session sends the image again."""
+    shot = prepare_image(png(16, 9), "shot.png")
+    with FakeProvider("gemini", api_key=KEY) as server:
+        server.script(final("gemini", "Seen."), final("gemini", "Again."))
+        done = home.run(server, f"my key is {KEY}, see @shot.png")
+        assert done.code == 0, done.stderr
+        (session,) = home.sessions()
+        text = session.read_text("utf-8")
+        assert KEY not in text and "[REDACTED]" in text and shot.digest in text
+        again = home.run(server, "again", "--session", str(session))
+        assert again.code == 0, again.stderr
+        parts = server.requests[1].json["contents"][0]["parts"]
+        assert {"inlineData": {"mimeType": "image/png", "data": shot.base64()}} in parts
