@@ -212,11 +212,14 @@ def delete(args: argparse.Namespace) -> int:
         )
         if not _confirm(question):
             return fail(command, f"{session_id} was not deleted")
+    from ..images.cleanup import delete_session
+
     try:
-        store.delete(session_id)
+        removed = delete_session(store, session_id)  # with the images only it named
     except SessionError as exc:
         return fail(command, str(exc))
-    return _say(f"deleted {session_id}")
+    images = f" and {removed} image{'s' if removed != 1 else ''} only it named" if removed else ""
+    return _say(f"deleted {session_id}{images}")
 
 
 def _stored_id(store: SessionStore, arg: str) -> str:

@@ -119,8 +119,10 @@ def ask_delete(browser: Browser) -> None:
 
 
 async def _delete(browser: Browser, session_id: str) -> None:
+    from ...images.cleanup import delete_session  # with the images only it named
+
     try:
-        await asyncio.to_thread(browser.store.delete, session_id)
+        await asyncio.to_thread(delete_session, browser.store, session_id)
     except SessionError as exc:
         browser.notify(visible_line(str(exc)), severity="error", markup=False)
         return
