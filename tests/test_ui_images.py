@@ -123,3 +123,22 @@ async def test_alt_v_attaches_the_clipboard_image_or_says_why_not(
             assert chip.attachment.path == f"clipboard-{digest[:8]}.png"
             await wait_text(pilot, f"@clipboard-{digest[:8]}.png (PNG 16x9, ")
         assert server.requests == []
+
+
+async def test_an_at_mention_of_an_image_is_an_image_chip(env: AppEnv) -> None:
+    from tui_agent.ui.widgets.completion_list import CompletionList
+
+    (env.workspace / "pics").mkdir()
+    (env.workspace / "pics" / "shot.png").write_bytes(png(16, 9))
+    shot = prepare_image(png(16, 9), "shot.png")
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        async with running(server, env) as (app, pilot):
+            app.query_one(PromptInput).focus()
+            for key in ("at", "s", "h", "o", "t"):
+                await pilot.press(key)
+            await wait_for(pilot, lambda: app.query_one(CompletionList).open, "the file list")
+            await pilot.press("tab")
+            await wait_for(pilot, lambda: bool(app.query(AttachmentChip)), "the chip")
+            (chip,) = app.query(AttachmentChip)
+            assert chip.attachment.image == shot
+            await wait_text(pilot, f"@pics/shot.png (PNG 16x9, {len(shot.data)} B)")
