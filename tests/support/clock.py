@@ -1,22 +1,31 @@
-"""A clock the test owns: the app's time moves only when the test says so.
+"""Clocks the test owns: ``ManualClock``, whose time moves only when the test says so, and
+``LeapClock``, real time the test may move ahead in leaps.
 
 Give it to the app (``TuiAgentApp(..., clock=ManualClock())``, or ``app.clock`` /
 ``app.key_clock.clock`` in a test app) and move it with ``advance`` or ``set``: the timers the app
 started on it (the arming's, the approval prompt's poll, a dialog's) fire at their instants, in
 order, as time passes over them. A key gets the time that was current when Textual made its event,
 so a key pressed after ``advance(0.39)`` is a key at 0.39 s, however long the machine took.
+
+``LeapClock`` is for a test that is not about time but has to get past it (the typing pause and
+the arming before an approval prompt takes a key): time runs as the system's, and ``leap(s)``
+moves it ``s`` seconds ahead at once, firing what fell due. To the app a leap is the machine
+stalling for ``s`` seconds, which it must handle anyway, so a test that holds whatever the
+delays still holds; it only stops waiting for them. The UI test apps get one by default
+(``ui_app_helpers.make_app``) and ``armed_prompt`` leaps through the pause and the arming.
 """
 
 from __future__ import annotations
 
 import bisect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual import _time
 
-from tui_agent.ui.arming import Clock, TimerOwner
+from tui_agent.ui.arming import Clock, Stoppable, TimerOwner
 
 
 @dataclass(order=True)
@@ -88,6 +97,79 @@ class ManualClock(Clock):
     def _mark(self) -> None:
         self._stamps.append(_time.get_time())
         self._times.append(self._now)
+
+
+class LeapClock(Clock):
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._stamps: list[float] = [_time.get_time()]  # Textual's time of each leap ...
+        self._offsets: list[float] = [0.0]  # ... and the offset from then on
+        self._early: list[_Early] = []
+        self._intervals: list[tuple[Any, Stoppable, Callable[[], object]]] = []
+
+    def now(self) -> float:
+        return time.monotonic() + self._offset
+
+    def of_event(self, stamped: float) -> float:
+        """A key made before a leap keeps the time it had (it was pressed before the stall)."""
+        i = bisect.bisect_right(self._stamps, stamped) - 1
+        return stamped + self._offsets[max(i, 0)]
+
+    def after(self, owner: TimerOwner, delay: float, callback: Callable[[], object]) -> Stoppable:
+        early = _Early(self.now() + delay, owner, callback)
+        early.timer = owner.set_timer(max(delay, 0.001), early.fire)
+        self._early = [e for e in self._early if not e.done] + [early]
+        return early
+
+    def every(
+        self, owner: TimerOwner, interval: float, callback: Callable[[], object]
+    ) -> Stoppable:
+        timer: Stoppable = owner.set_interval(interval, callback)
+        self._intervals = [i for i in self._intervals if _alive(i[0]) and not _stopped(i[1])]
+        self._intervals.append((owner, timer, callback))
+        return timer
+
+    def leap(self, seconds: float) -> None:
+        """Move time ``seconds`` ahead at once: what fell due fires now, in order, and each
+        interval ticks once (a poll sees the new time at once, not at its next real tick)."""
+        assert seconds >= 0, "time never goes back"
+        self._offset += seconds
+        self._stamps.append(_time.get_time())
+        self._offsets.append(self._offset)
+        now = self.now()
+        for early in sorted(self._early, key=lambda e: e.due):
+            if early.due <= now and _alive(early.owner):
+                early.fire()
+        for owner, timer, callback in list(self._intervals):
+            if _alive(owner) and not _stopped(timer):
+                callback()
+
+
+@dataclass
+class _Early:
+    """A timer on the real clock that a leap may fire early."""
+
+    due: float
+    owner: Any
+    callback: Callable[[], object]
+    timer: Any = None
+    done: bool = False
+
+    def fire(self) -> None:
+        if not self.done:
+            self.stop()
+            self.callback()
+
+    def stop(self) -> None:
+        self.done = True
+        if self.timer is not None:
+            self.timer.stop()
+
+
+def _stopped(timer: Any) -> bool:
+    """A Textual timer that ticks no more: stopped (its task dropped) or ended with its owner."""
+    task = getattr(timer, "_task", None)
+    return task is None or task.done()
 
 
 def _alive(owner: Any) -> bool:
