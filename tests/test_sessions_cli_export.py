@@ -15,12 +15,6 @@ from tui_agent.session.records import HeaderRecord, UserRecord
 from .session_samples import OPAQUE_EVENTS
 from .sessions_cli_helpers import FENCED_OUTPUT, Cli, assistant, call, conversation, result
 
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
-    return Cli(tmp_path, monkeypatch)
-
-
 DENIED_CALL = """\
 ### Tool call `run_command` (`c2`)
 
@@ -77,9 +71,9 @@ wrote b.txt
 """
 
 
-def test_markdown_shows_calls_decisions_results_and_a_discarded_turn(home: Cli) -> None:
-    session = conversation(home.store, "/w")
-    out = home.spawn("export", session[:9])
+def test_markdown_shows_calls_decisions_results_and_a_discarded_turn(cli: Cli) -> None:
+    session = conversation(cli.store, "/w")
+    out = cli.spawn("export", session[:9])
     assert out.code == 0 and out.stderr == "", out.stderr
     text = out.stdout
     assert text.startswith(f"# Look around and clean up\n\n- Session: `{session}`\n- Created: ")
@@ -112,7 +106,7 @@ def test_markdown_shows_calls_decisions_results_and_a_discarded_turn(home: Cli) 
     # Calls in the order the model announced them, whatever order their records came in.
     order = re.findall(r"^### Tool call `\w+` \(`(c\d)`\)$", text, re.MULTILINE)
     assert order == ["c1", "c2", "c3", "c4", "c5", "c7"]
-    assert home.main("export", session).stdout == text  # stable
+    assert cli.main("export", session).stdout == text  # stable
 
 
 def _fenced_blocks(text: str) -> list[tuple[str, str]]:
@@ -132,13 +126,13 @@ def _fenced_blocks(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-def test_fences_are_longer_than_any_backtick_run_inside(home: Cli) -> None:
-    with home.store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
+def test_fences_are_longer_than_any_backtick_run_inside(cli: Cli) -> None:
+    with cli.store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
         w.append(UserRecord(text="show me"))
         w.append(assistant("", call("k", "run_command", command="echo ```` ``")))
         w.append(result("k", "run_command", "``````\nsix above\n```"))
         w.append(result("x", "read_file", FENCED_OUTPUT))  # no such call: still shown
-    blocks = _fenced_blocks(home.main("export", w.session_id).stdout)
+    blocks = _fenced_blocks(cli.main("export", w.session_id).stdout)
     assert blocks == [
         ("```", "show me"),
         ("`````", "echo ```` ``"),
@@ -147,30 +141,30 @@ def test_fences_are_longer_than_any_backtick_run_inside(home: Cli) -> None:
     ]
 
 
-def test_a_long_result_is_cut_with_a_note(home: Cli) -> None:
+def test_a_long_result_is_cut_with_a_note(cli: Cli) -> None:
     output = "".join(f"line {n:05}\n" for n in range(2000))  # 22,000 characters
-    with home.store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
+    with cli.store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
         w.append(UserRecord(text="read it"))
         w.append(assistant("", call("k", "read_file", path="big.txt")))
         w.append(result("k", "read_file", output))
-    text = home.main("export", w.session_id).stdout
+    text = cli.main("export", w.session_id).stdout
     _message, _arguments, (_, shown) = _fenced_blocks(text)
     assert 3000 < len(shown) <= 4096 and output.startswith(shown + "\n")
     more = len(output) - len(shown)
     assert f"*(output cut here: {more:,} more characters; the JSON export has it all)*" in text
 
 
-def test_json_is_the_full_record_and_loads_back_into_the_same_records(home: Cli) -> None:
-    session = conversation(home.store)
-    with home.store.open_for_append(session) as writer:
+def test_json_is_the_full_record_and_loads_back_into_the_same_records(cli: Cli) -> None:
+    session = conversation(cli.store)
+    with cli.store.open_for_append(session) as writer:
         writer.append(assistant("opaque", call("z", "read_file", path="x")))
         writer.append(assistant("more").model_copy(update={"raw": OPAQUE_EVENTS}))
-    out = home.spawn("export", session, "--format", "json")
+    out = cli.spawn("export", session, "--format", "json")
     assert out.code == 0, out.stderr
     assert out.stdout.isascii()
     document = json.loads(out.stdout)
     assert set(document) == {"header", "records", "problems"}
-    loaded = home.store.load(session)
+    loaded = cli.store.load(session)
     assert HeaderRecord.model_validate(document["header"]) == loaded.header
     assert [RECORD.validate_python(r) for r in document["records"]] == loaded.records
     assert document["problems"] == []
@@ -178,10 +172,10 @@ def test_json_is_the_full_record_and_loads_back_into_the_same_records(home: Cli)
     assert [event["data"] for event in raw] == [event.data for event in OPAQUE_EVENTS]
 
 
-def test_output_file_is_private_and_kept_unless_forced(home: Cli) -> None:
-    session = home.session("hello")
-    target = home.root / "out.md"
-    out = home.spawn("export", session, "-o", str(target))
+def test_output_file_is_private_and_kept_unless_forced(cli: Cli) -> None:
+    session = cli.session("hello")
+    target = cli.root / "out.md"
+    out = cli.spawn("export", session, "-o", str(target))
     assert out.code == 0 and out.stdout == "", out.stderr
     assert target.read_text().startswith("# hello\n")
     # Success says what was written, and where, on stderr.
@@ -191,78 +185,78 @@ def test_output_file_is_private_and_kept_unless_forced(home: Cli) -> None:
 
     target.write_text("mine")
     target.chmod(0o644)
-    out = home.main("export", session, "--format", "json", "-o", str(target))
+    out = cli.main("export", session, "--format", "json", "-o", str(target))
     assert out.code == 1 and "exists; pass --force" in out.error_line()
     assert target.read_text() == "mine"
 
-    out = home.main("export", session, "--format", "json", "-o", str(target), "--force")
+    out = cli.main("export", session, "--format", "json", "-o", str(target), "--force")
     assert out.code == 0 and out.stdout == ""
     assert json.loads(target.read_text())["header"]["id"] == session
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
-    assert [p.name for p in home.root.iterdir() if p.name.startswith(".out")] == []
+    assert [p.name for p in cli.root.iterdir() if p.name.startswith(".out")] == []
 
-    out = home.main("export", session, "-o", str(home.root), "--force")
+    out = cli.main("export", session, "-o", str(cli.root), "--force")
     assert out.code == 1 and "cannot write" in out.error_line()
 
 
-def test_no_key_leaves_in_an_export(home: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_key_leaves_in_an_export(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     # A local server's key the writer did not know, and a key-shaped value written around it.
     local = "hunter2-local-service-0123"
     monkeypatch.setenv("LOCAL_LLM_TOKEN", local)
     shaped = "sk-ant-api03-" + "Q" * 40
-    session = home.session(f"my token is {local}")
-    path = home.store.resolve(session)
+    session = cli.session(f"my token is {local}")
+    path = cli.store.resolve(session)
     line = {"ts": 5.0, "type": "user", "text": f"and {shaped}"}
     with path.open("a") as file:
         file.write(json.dumps(line) + "\n")
     for form in ("markdown", "json"):
-        out = home.main("export", session, "--format", form)
+        out = cli.main("export", session, "--format", form)
         assert out.code == 0
         assert local not in out.stdout and shaped not in out.stdout
         assert "[REDACTED]" in out.stdout and "sk-ant-api03-[REDACTED]" in out.stdout
 
 
-def test_hostile_text_is_inert_in_markdown(home: Cli) -> None:
-    with home.store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
+def test_hostile_text_is_inert_in_markdown(cli: Cli) -> None:
+    with cli.store.create(profile="p", protocol="openai-chat", model="m", workspace="/w") as w:
         w.append(UserRecord(text="clear\x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07 \u202egnp.exe"))
         w.append(assistant("", call("k\x1b[1m", "read_file\x07", path="a\x1b")))
         w.append(result("k\x1b[1m", "read_file\x07", "\x1b[31mred\x1b[0m\r\n"))
-    text = home.main("export", w.session_id).stdout
+    text = cli.main("export", w.session_id).stdout
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]", text)
     assert "clear\\x1b[2J\\x1b]52;c;ZWNobyBoaQ==\\x07 <U+202E>gnp.exe" in text
     assert "\\x1b[31mred\\x1b[0m" in text
 
 
-def test_export_reads_a_path_outside_the_folder(home: Cli, tmp_path: Path) -> None:
-    session = home.session("hello")
+def test_export_reads_a_path_outside_the_folder(cli: Cli, tmp_path: Path) -> None:
+    session = cli.session("hello")
     outside = tmp_path / "kept" / "session.jsonl"
     outside.parent.mkdir()
-    outside.write_bytes(home.store.resolve(session).read_bytes())
-    home.store.delete(session)
-    out = home.main("export", str(outside))
+    outside.write_bytes(cli.store.resolve(session).read_bytes())
+    cli.store.delete(session)
+    out = cli.main("export", str(outside))
     assert out.code == 0 and out.stdout.startswith("# hello\n")
 
 
-def test_unknown_and_corrupt_sessions_are_one_line(home: Cli, tmp_path: Path) -> None:
-    home.session("hello")
-    out = home.spawn("export", "nosuchsession")
+def test_unknown_and_corrupt_sessions_are_one_line(cli: Cli, tmp_path: Path) -> None:
+    cli.session("hello")
+    out = cli.spawn("export", "nosuchsession")
     assert out.code == 1 and out.stdout == ""
     assert out.error_line() == "tui-agent export: no session 'nosuchsession'"
     corrupt = tmp_path / "corrupt.jsonl"
     corrupt.write_bytes(b"\x00\x00{not json\n\xff\xfe garbage\n")
-    out = home.main("export", str(corrupt), "--format", "json")
+    out = cli.main("export", str(corrupt), "--format", "json")
     assert out.code == 1 and "holds no readable session records" in out.error_line()
-    out = home.main("export", str(tmp_path / "missing.jsonl"))
+    out = cli.main("export", str(tmp_path / "missing.jsonl"))
     assert out.code == 1 and "no session file at" in out.error_line()
 
 
-def test_a_damaged_line_is_reported_and_the_rest_exported(home: Cli) -> None:
-    session = home.session("one", "two")
-    path = home.store.resolve(session)
+def test_a_damaged_line_is_reported_and_the_rest_exported(cli: Cli) -> None:
+    session = cli.session("one", "two")
+    path = cli.store.resolve(session)
     lines = path.read_bytes().split(b"\n")
     lines[2] = lines[2][:20]  # the first answer, torn
     path.write_bytes(b"\n".join(lines))
-    out = home.main("export", session, "--format", "json")
+    out = cli.main("export", session, "--format", "json")
     assert out.code == 0
     assert out.error_line() == (
         "tui-agent export: warning: 1 problem reading the session file (listed in the export)"
@@ -270,5 +264,5 @@ def test_a_damaged_line_is_reported_and_the_rest_exported(home: Cli) -> None:
     document = json.loads(out.stdout)
     assert document["problems"] == ["line 3: torn or corrupt record skipped"]
     assert [r["type"] for r in document["records"]] == ["user", "user", "assistant"]
-    markdown = home.main("export", session).stdout
+    markdown = cli.main("export", session).stdout
     assert "> - line 3: torn or corrupt record skipped\n" in markdown
