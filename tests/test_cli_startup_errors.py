@@ -138,23 +138,28 @@ def test_usage_lines_show_subcommands_as_optional() -> None:
 
 
 def _run_app_and_quit(args: list[str], root: Path, send: bytes) -> tuple[int, str]:
-    """Start the app on a pseudo-terminal, type ``send``, wait, then Ctrl+Q."""
+    """Start the app on a pseudo-terminal; once it shows its message box type ``send``; once the
+    demo's answer is saved (at once when nothing was sent), Ctrl+Q."""
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(root)
         env = _env(root) | {"TUI_AGENT_DEMO_PACE": "0"}
         os.execve(sys.executable, [sys.executable, "-m", "tui_agent", *args], env)
+    sessions = root / "data" / "tui-agent" / "sessions"
+
+    def answered() -> bool:
+        return any('"assistant"' in path.read_text() for path in sessions.glob("*.jsonl"))
+
     out = bytearray()
     began = time.monotonic()
     sent = quit_sent = False
     try:
         while time.monotonic() - began < 60:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            elapsed = time.monotonic() - began
-            if not sent and elapsed > 3:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not sent and b"Message the model" in out:
                 os.write(fd, send)
                 sent = True
-            elif sent and not quit_sent and elapsed > 7:
+            elif sent and not quit_sent and (not send or answered()):
                 os.write(fd, b"\x11")  # Ctrl+Q
                 quit_sent = True
             if not ready:
