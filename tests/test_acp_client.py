@@ -14,6 +14,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -354,3 +355,43 @@ def test_a_terminal_is_not_run_when_denied(agents: Home) -> None:
     done = _run(agents, "run echo x > nope.txt", "scripted", "--json", approve="never")
     assert done.code == 0, done.stderr
     assert not (agents.workspace / "nope.txt").exists()
+
+
+def test_the_agents_whole_tree_dies_with_tui_agent_even_by_sigkill(agents: Home) -> None:
+    pid_file = agents.root / "agent.pid"
+    config = agents.config / "tui-agent" / "config.toml"
+    text = config.read_text().replace(
+        'env = { SCRIPTED_AGENT = "1" }', f'env = {{ SCRIPTED_AGENT_PID_FILE = "{pid_file}" }}'
+    )
+    config.write_text(text)
+    argv = [sys.executable, "-m", "tui_agent.cli", "run", "--agent", "scripted", "stream"]
+    argv += ["--workspace", str(agents.workspace), "--json"]
+    process = subprocess.Popen(
+        argv,
+        cwd=agents.workspace,
+        env=agents.env(None),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with JsonLines(process) as lines:
+        lines.wait_for("text", timeout=20.0)
+        agent = int(pid_file.read_text())
+        assert Path(f"/proc/{agent}").exists()
+        process.kill()
+        process.wait()
+    # The agent's helper left its group and its parent may be gone too: the lifeline (a child
+    # subreaper tied to tui-agent) ends it when tui-agent dies. A bounded wait, not a timing.
+    for _ in range(500):
+        if not Path(f"/proc/{agent}").exists() or _zombie(agent):
+            break
+        time.sleep(0.02)
+    assert not Path(f"/proc/{agent}").exists() or _zombie(agent)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except (OSError, IndexError):
+        return True

@@ -11,12 +11,16 @@ Prompts:
 - ``stream``: thinks, says a plan, then streams text slowly until cancelled.
 - anything else: a thought, then the prompt's text back, then ``end_turn``.
 
-Run as ``python scripted_agent.py``; ``--no-load`` leaves the loadSession capability out.
+Run as ``python scripted_agent.py``; ``--no-load`` leaves the loadSession capability out. With
+SCRIPTED_AGENT_PID_FILE set, it starts a helper that leaves its process group (``sleep``, in a
+session of its own, as a daemon would) and writes the helper's process id there.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 from typing import Any
 from uuid import uuid4
@@ -209,6 +213,10 @@ class ScriptedAgent(Agent):
 
 
 async def main() -> None:
+    if pid_file := os.environ.get("SCRIPTED_AGENT_PID_FILE"):
+        helper = subprocess.Popen(["sleep", "600"], start_new_session=True)
+        with open(pid_file, "w") as handle:
+            handle.write(str(helper.pid))
     await run_agent(ScriptedAgent(can_load="--no-load" not in sys.argv))
 
 

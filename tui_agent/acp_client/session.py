@@ -45,6 +45,7 @@ SESSION_NOTE = "acp_session"  # the NoteRecord kind that keeps the agent's own s
 CANCEL_WAIT_S = 10.0  # how long a cancelled prompt waits for the agent's answer
 START_TIMEOUT_S = 60.0  # initialize and session/new (an npx agent may install itself first)
 STDERR_LINES = 20  # the agent's last stderr lines kept, to say why it failed
+CLOSE_WAIT_S = 2.0  # how long a closing session waits for the agent to end by itself (the SDK's)
 
 
 class AcpError(Exception):
@@ -217,6 +218,10 @@ class AcpSession:
             if process.stdin is not None:
                 with contextlib.suppress(Exception):
                     process.stdin.close()
+            with contextlib.suppress(TimeoutError):
+                # Its stdin closed, an agent may end by itself once it has saved what it
+                # keeps (as the SDK's own spawn waits): a bound, then SIGTERM.
+                await asyncio.wait_for(process.wait(), CLOSE_WAIT_S)
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.send_signal(signal.SIGTERM)  # the lifeline ends the agent's tree
