@@ -121,3 +121,16 @@ async def test_the_agents_slash_commands_are_offered_in_the_list(env: AppEnv) ->
         await pilot.press("tab")
         assert app.query_one(PromptInput).text == "/review "
         assert not listed.open
+
+
+async def test_t_on_the_prompt_answers_the_agents_allow_always_option(env: AppEnv) -> None:
+    app = _app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.acp is not None, "the agent to start")
+        await send(pilot, "write t.txt kept")
+        await wait_for(pilot, lambda: app.query(ApprovalPrompt), "the approval prompt")
+        prompt = app.query_one(ApprovalPrompt)
+        await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
+        await pilot.press("t")
+        await wait_text(pilot, "Wrote t.txt (allowed always).")
+    assert (env.workspace / "t.txt").read_text() == "kept"

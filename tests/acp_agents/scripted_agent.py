@@ -155,7 +155,8 @@ class ScriptedAgent(Agent):
         await self._conn.session_update(
             session_id, update_tool_call(call_id, status="completed", content=[diff])
         )
-        await self._say(session_id, f"Wrote {path}.")
+        always = " (allowed always)" if outcome.option_id == "always" else ""
+        await self._say(session_id, f"Wrote {path}{always}.")
         return PromptResponse(stop_reason="end_turn")
 
     async def _run(self, session_id: str, command: str) -> PromptResponse:
