@@ -163,3 +163,39 @@ async def test_esc_mid_stream_cancels_gemini_cli(tmp_path: Path) -> None:
     assert not [e for e in events if isinstance(e, TurnCompleted)]
     assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
     assert "assistant" not in [r.type for r in writer.records]
+
+
+async def test_gemini_clis_permission_request_on_the_apps_armed_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_agent.ui.acp_app import AcpApp
+    from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
+    from tui_agent.wiring.host_options import HostOptions
+
+    from .ui_app_helpers import SIZE, make_env, send, wait_for, wait_text
+
+    env = make_env(tmp_path, monkeypatch)
+    target = env.workspace / "g.txt"
+    target.write_text("old\n")
+    with _server() as server:
+        server.script(_write_call(target, "via the app\n"), Reply([("text", "All done.")]))
+        folder = tmp_path / "config" / "tui-agent"
+        folder.mkdir(parents=True)
+        agent_env = ", ".join(
+            f"{k} = {json.dumps(v)}" for k, v in _gemini_env(tmp_path, server).items()
+        )
+        command = json.dumps([str(GEMINI), "--experimental-acp"])
+        (folder / "config.toml").write_text(
+            f"[agents.gemini]\ncommand = {command}\nenv = {{ {agent_env} }}\n"
+        )
+        app = AcpApp(HostOptions(workspace=str(env.workspace)), "gemini")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.acp is not None, "Gemini CLI to start", 60)
+            await send(pilot, "change g.txt")
+            await wait_for(pilot, lambda: app.query(ApprovalPrompt), "the prompt", 60)
+            prompt = app.query_one(ApprovalPrompt)
+            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
+            await pilot.press("y")
+            await wait_text(pilot, "All done.", 60)
+            await wait_for(pilot, lambda: not app.busy, "the prompt to end")
+    assert target.read_text() == "via the app\n"
