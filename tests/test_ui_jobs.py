@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.ui.screens.jobs import JobsScreen
+from tui_agent.ui.widgets.status_bar import StatusBar
 
 from .approval_prompt_app import screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
@@ -61,6 +62,7 @@ async def test_a_background_command_is_approved_listed_and_stopped(env: AppEnv) 
             await wait_idle_agent(pilot)
             await wait_text(pilot, "Started.")
             found = poll(lambda: find_sleep(mark), "the job's sleep")
+            await wait_for(pilot, lambda: app.query_one(StatusBar).jobs == "1 job", "1 job")
             await send(pilot, "/jobs")
             await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen), "the jobs list")
             await wait_text(pilot, "SERVER-UP")
@@ -70,6 +72,8 @@ async def test_a_background_command_is_approved_listed_and_stopped(env: AppEnv) 
             assert not live_members(found[1])
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, JobsScreen), "closed")
+            await wait_text(pilot, "background job 1 ended (stopped): echo SERVER-UP")
+            assert app.query_one(StatusBar).jobs == ""
         server.assert_all_consumed()
 
 

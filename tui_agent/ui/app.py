@@ -26,6 +26,7 @@ from ..wiring.host_options import HostOptions
 from . import approval_mode
 from .actions import Action, key_bindings, palette_entries, perform_named, run_slash
 from .arming import Clock, KeyClock
+from .jobs_view import attach_jobs
 from .mcp_view import attach_mcp
 from .message_queue import MessageQueue
 from .prompt_tools import attach_prompt_tools
@@ -213,6 +214,7 @@ class TuiAgentApp(SafeApp):
         if notice:
             transcript.add_notice(notice, "info")
         attach_mcp(self, host)  # its servers: notices, "MCP n/m"
+        attach_jobs(self, host)  # its background commands: "N jobs", a notice when one ends
         if old is None:
             # What the workspace brings that is not trusted: asked once per app (a switch to
             # another session does not ask again).

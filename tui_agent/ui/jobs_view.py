@@ -10,6 +10,7 @@ from .shell import Entry, Shell
 
 if TYPE_CHECKING:  # the tools load with the session, not with the first screen
     from ..tools.jobs import Job, JobTable
+    from ..wiring.host import SessionHost
 
 
 def _table(app: Shell) -> JobTable | None:
@@ -18,6 +19,33 @@ def _table(app: Shell) -> JobTable | None:
 
 def _secrets(app: Shell) -> tuple[str, ...]:
     return app.host.agent.calls.context.secret_values if app.host is not None else ()
+
+
+def attach_jobs(app: Shell, host: SessionHost) -> None:
+    """The status line counts the session's running jobs, and a job that ends says so in the
+    transcript (for as long as its session is the one shown)."""
+    from .widgets.status_bar import StatusBar
+
+    table = host.agent.calls.context.jobs
+    if table is None:
+        return
+
+    def changed(job: Job) -> None:
+        if app.host is not host:
+            return  # its session was closed or switched away from
+        running = len(table.running())
+        plural = "s" if running != 1 else ""
+        app.query_one(StatusBar).jobs = f"{running} job{plural}" if running else ""
+        ended = job.task is not None and job.task.done()
+        if ended and table.get(job.id) is job:  # one that never started was told by its call
+            from .widgets.transcript import Transcript
+
+            app.query_one(Transcript).add_notice(
+                f"background job {job.id} ended ({job.describe_end()}): {job.command}", "info"
+            )
+
+    table.listeners.append(changed)
+    app.query_one(StatusBar).jobs = ""
 
 
 def jobs(app: Shell, arguments: str) -> object:

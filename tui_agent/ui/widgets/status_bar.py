@@ -38,6 +38,7 @@ class StatusBar(Static):
     context: reactive[str] = reactive("")  # "ctx 12.3k/16k 77%" (see tui_agent/context/window)
     context_warning: reactive[bool] = reactive(False)  # past the compaction threshold
     mcp: reactive[str] = reactive("")  # "MCP 2/3 ready", or "" without MCP servers
+    jobs: reactive[str] = reactive("")  # "2 jobs" running in the background, or "" when none
     sandbox: reactive[str] = reactive("")  # "workspace-write", "read-only +net", "OFF"
     sandbox_warning: reactive[bool] = reactive(False)  # off, or a protection missing
 
@@ -87,6 +88,8 @@ class StatusBar(Static):
         parts.append(Text(visible(self.connection), style=style))
         if self.mcp:
             parts.append(Text(visible(self.mcp)))
+        if self.jobs:
+            parts.append(Text(visible(self.jobs), style="cyan"))
         if self.hint and detail == 5:
             parts.append(Text(visible(self.hint), style="italic"))
         return Text(" · ").join(parts)
