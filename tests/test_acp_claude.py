@@ -271,3 +271,23 @@ def test_claude_codes_bash_runs_in_tui_agents_sandbox(home: Home) -> None:
     assert finished["status"] == "done", finished
     kinds = [r["type"] for r in home.records()]
     assert kinds.count("checkpoint") == 1 and "checkpoint_done" in kinds
+
+
+def test_resuming_a_claude_code_session_goes_on_whether_or_not_it_loads(home: Home) -> None:
+    """The adapter offers session/load; here Claude Code's own transcript keeps no message of
+    the first run (only a queue entry), so its load fails: the run goes on in a new session
+    of the agent and says so, the saved conversation being tui-agent's record."""
+    with _server() as server:
+        server.script(Reply([("text", "First answer.")]), Reply([("text", "Second answer.")]))
+        _configure(home, server)
+        first = _run(home, "first question", "never")
+        assert first.code == 0, first.stderr
+        session = home.records()[0]["id"]
+        again = _run(home, "second question", "never", "--session", session)
+        assert again.code == 0, again.stderr
+    notices = [e["text"] for e in again.events() if e["type"] == "notice"]
+    said = [t for t in notices if "resumed its session" in t or "did not load" in t]
+    assert said, notices
+    assert "Second answer." in "".join(e["text"] for e in again.events() if e["type"] == "text")
+    users = [r["text"] for r in home.records() if r["type"] == "user"]
+    assert users == ["first question", "second question"]

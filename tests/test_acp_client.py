@@ -395,3 +395,17 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
     except (OSError, IndexError):
         return True
+
+
+def test_an_agent_that_cannot_load_starts_afresh_and_says_so(agents: Home) -> None:
+    config = agents.config / "tui-agent" / "config.toml"
+    argv = [*SCRIPTED, "--no-load"]
+    config.write_text(config.read_text().replace(json.dumps(SCRIPTED), json.dumps(argv)))
+    first = _run(agents, "hello", "scripted", "--json")
+    assert first.code == 0, first.stderr
+    session = agents.records()[0]["id"]
+    again = _run(agents, "again", "scripted", "--json", "--session", session)
+    assert again.code == 0, again.stderr
+    warnings = [e["text"] for e in again.events() if e["type"] == "notice"]
+    assert any("did not load its saved session" in text for text in warnings), warnings
+    assert "you said: again" in "".join(e["text"] for e in again.events() if e["type"] == "text")

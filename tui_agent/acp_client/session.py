@@ -152,20 +152,25 @@ class AcpSession:
             if init.agent_info is not None:
                 self.agent_title = init.agent_info.title or init.agent_info.name or self.name
             cwd = str(self.workspace)
+            why_not = "no loadSession capability"
             if self.resume and self.can_load:
-                await self._answer(
-                    self._conn.load_session(cwd=cwd, session_id=self.resume, mcp_servers=[]),
-                    "session/load",
-                )
-                self.session_id, self.loaded = self.resume, True
-                notices.append(Notice(f"{self.agent_title} resumed its session {self.resume}"))
-            else:
+                try:
+                    await self._answer(
+                        self._conn.load_session(cwd=cwd, session_id=self.resume, mcp_servers=[]),
+                        "session/load",
+                    )
+                except AcpError as exc:
+                    why_not = str(exc)
+                else:
+                    self.session_id, self.loaded = self.resume, True
+                    notices.append(Notice(f"{self.agent_title} resumed its session {self.resume}"))
+            if not self.loaded:
                 if self.resume:
                     notices.append(
                         Notice(
-                            f"{self.agent_title} cannot load a saved session (no loadSession "
-                            "capability): it starts a new one; the conversation above is "
-                            "tui-agent's record only",
+                            f"{self.agent_title} did not load its saved session ({why_not}): "
+                            "it starts a new one; the conversation above is tui-agent's "
+                            "record only",
                             "warning",
                         )
                     )
