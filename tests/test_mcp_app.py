@@ -18,6 +18,7 @@ from tui_agent.ui.widgets.status_bar import StatusBar
 from .approval_prompt_app import screen_text
 from .fake_provider import ExpectToolResults, FakeProvider
 from .mcp_helpers import own_server, server_table
+from .support.clock import leap_until
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -105,7 +106,7 @@ async def test_workspace_file_starts_only_once_trusted(env: AppEnv) -> None:
             assert app.host is not None and app.host.mcp is None  # nothing started yet
             question = app.screen
             assert isinstance(question, TrustQuestion)
-            await wait_for(pilot, question.guard.armed, "the question to arm")
+            await leap_until(pilot, question.guard.armed, "the question to arm")
             await pilot.press("t")
             status = app.query_one(StatusBar)
             await wait_for(pilot, lambda: status.mcp == "MCP 1/1 ready", "the server", WAIT_S)

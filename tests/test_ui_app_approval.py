@@ -11,6 +11,7 @@ import pytest
 from .agent_helpers import sent_results
 from .approval_prompt_app import screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
+from .support.clock import leap_until
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -20,7 +21,6 @@ from .ui_app_helpers import (
     cards,
     running,
     send,
-    wait_for,
     wait_idle_agent,
     wait_text,
 )
@@ -87,7 +87,7 @@ async def test_r_denies_with_the_reason_typed(env: AppEnv) -> None:
             await pilot.press("r")
             assert prompt.mode == "reason"
             # The reason field arms as the prompt does: keys right after it opened decide nothing.
-            await wait_for(pilot, lambda: prompt.armed, "the reason field to arm")
+            await leap_until(pilot, lambda: prompt.armed, "the reason field to arm")
             await pilot.press(*_keys(reason), "enter")
             await wait_idle_agent(pilot)
             assert reason in screen_text(app)

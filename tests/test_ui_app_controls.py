@@ -16,6 +16,7 @@ from tui_agent.ui.widgets.status_bar import StatusBar
 
 from .approval_prompt_app import screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
+from .support.clock import leap_until
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -88,7 +89,7 @@ async def test_f3_cycles_the_mode_and_auto_all_is_shown_in_warning_style(env: Ap
             await pilot.press("f3")
             confirm = await _confirm_dialog(pilot)
             assert str(app.host.policy.mode) == "auto-read"  # not before the answer
-            await wait_for(pilot, lambda: confirm.armed, "the dialog to arm")
+            await leap_until(pilot, lambda: confirm.armed, "the dialog to arm")
             await pilot.press("y")
             assert str(app.host.policy.mode) == "auto-all"
             await wait_text(pilot, "approval: AUTO-ALL")

@@ -11,6 +11,7 @@ from tui_agent.ui.edited_arguments import edit_diff
 
 from .approval_prompt_app import confirm_edit, screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
+from .support.clock import leap_until
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -49,7 +50,7 @@ async def test_an_edited_call_shows_what_ran_and_that_it_was_edited(env: AppEnv)
             await pilot.press("e")
             editor = app.query_one("#editor", TextArea)
             editor.text = '{"path": "a.txt", "content": "yours\\n"}'
-            await wait_for(pilot, lambda: prompt.armed, "the editor to arm")  # it re-arms
+            await leap_until(pilot, lambda: prompt.armed, "the editor to arm")  # it re-arms
             await pilot.press("ctrl+s")
             await confirm_edit(pilot)
             await wait_idle_agent(pilot)

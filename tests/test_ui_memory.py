@@ -17,7 +17,7 @@ from tui_agent.wiring.workspace_content import read_workspace_content
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider
-from .support.clock import ManualClock
+from .support.clock import ManualClock, leap_until
 from .support.waiting import wait_for
 from .ui_app_helpers import answer, make_env, prompt_text, running, send, wait_idle_agent
 
@@ -33,7 +33,7 @@ async def dialog(pilot: Pilot[None]) -> MemoryDialog:
     if isinstance(clock, ManualClock) and not screen.guard.armed():
         clock.advance(TYPING_PAUSE_S + ARMING_S + 0.1)
         await pilot.pause()
-    await wait_for(pilot, screen.guard.armed, "the dialog to arm")
+    await leap_until(pilot, screen.guard.armed, "the dialog to arm")
     return screen
 
 

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
 from tests.sessions_cli_helpers import Cli
-from tests.support.clock import ManualClock
+from tests.support.clock import ManualClock, leap_until
 from tests.support.waiting import wait_for
 from tui_agent.agent.fork import message_count
 from tui_agent.agent.history import messages_from_records
@@ -54,7 +54,7 @@ async def armed(pilot: Pilot[None], browser: SessionBrowser) -> None:
     if isinstance(clock, ManualClock) and not browser.guard.armed():
         clock.advance(TYPING_PAUSE_S + ARMING_S + 0.1)
         await pilot.pause()
-    await wait_for(pilot, browser.guard.armed, "the browser to arm")
+    await leap_until(pilot, browser.guard.armed, "the browser to arm")
 
 
 async def highlight(pilot: Pilot[None], browser: SessionBrowser, session_id: str) -> None:
@@ -308,7 +308,7 @@ async def test_fork_at_a_message_then_switch_to_it(cli: Cli) -> None:
             "6 model answer to three",
         ]
         assert options.highlighted == 5  # the last message at first
-        await wait_for(pilot, picker.guard.armed, "the picker to arm")
+        await leap_until(pilot, picker.guard.armed, "the picker to arm")
         await pilot.press("up", "up", "up", "enter")
         await wait_for(pilot, lambda: len(browser.shown) == 3, "the fork in the list")
         question = browser.query_one(Question)

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from tui_agent.ui.workspace_trust import WorkspaceTrustScreen
 
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
+from .support.clock import leap_until
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -68,7 +69,7 @@ async def _answer_trust(pilot: Pilot[None], key: str) -> None:
     while not screen.read_all():
         await pilot.press("pagedown")
         await pilot.pause()
-    await wait_for(pilot, screen.guard.armed, "the arming")
+    await leap_until(pilot, screen.guard.armed, "the arming")
     await pilot.press(key)
     await wait_for(pilot, lambda: pilot.app.screen is not screen, key)
 

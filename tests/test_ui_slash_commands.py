@@ -19,6 +19,7 @@ from tui_agent.ui.workspace_trust import WorkspaceTrustScreen
 
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider
+from .support.clock import leap_until
 from .ui_app_helpers import (
     KEY,
     AppEnv,
@@ -68,7 +69,7 @@ async def _decline_workspace_question(pilot: Pilot[None]) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceTrustScreen), "the question")
     screen = app.screen
     assert isinstance(screen, WorkspaceTrustScreen)
-    await wait_for(pilot, screen.guard.armed, "the arming")
+    await leap_until(pilot, screen.guard.armed, "the arming")
     await pilot.press("n")
     await wait_for(pilot, lambda: app.screen is not screen, "n")
 
@@ -201,7 +202,7 @@ async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: 
             assert "Prepare the release notes" in screen_text(app)
             screen = app.screen
             assert isinstance(screen, TemplateTrustScreen)
-            await wait_for(pilot, screen.guard.armed, "the arming")
+            await leap_until(pilot, screen.guard.armed, "the arming")
             await pilot.press("t")
             await wait_for(pilot, lambda: not isinstance(app.screen, TemplateTrustScreen), "t")
             await send(pilot, "/ship 2.0")

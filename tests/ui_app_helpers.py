@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,6 @@ import pytest
 from textual.pilot import Pilot
 
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.arming import clock as clock_of
 from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
 from tui_agent.ui.widgets.prompt_input import PromptInput
 from tui_agent.ui.widgets.tool_card import ToolCallCard
@@ -28,7 +27,7 @@ from tui_agent.wiring.host_options import HostOptions
 from . import wire
 from .approval_prompt_app import screen_text
 from .fake_provider import FakeProvider, Reply
-from .support.clock import LeapClock
+from .support.clock import LeapClock, leap_until
 from .support.waiting import WAIT_S, wait_for
 from .wire import Op
 
@@ -80,24 +79,6 @@ def make_app(server: FakeProvider, env: AppEnv, **kwargs: Any) -> TuiAgentApp:
     )
     kwargs.setdefault("clock", LeapClock())
     return TuiAgentApp(options, **kwargs)
-
-
-async def leap_until(
-    pilot: Pilot[None], condition: Callable[[], object], what: str, step: float = 0.5
-) -> None:
-    """Wait for ``condition``, moving an app's LeapClock ``step`` seconds ahead at each look:
-    the typing pause and the arming pass as if the machine had stalled, without the real wait.
-    (On any other clock this is ``wait_for``.)"""
-    app_clock = clock_of(pilot.app)
-
-    def check() -> object:
-        if done := condition():
-            return done
-        if isinstance(app_clock, LeapClock):
-            app_clock.leap(step)
-        return False
-
-    await wait_for(pilot, check, what)
 
 
 @contextlib.asynccontextmanager

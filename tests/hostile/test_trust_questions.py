@@ -28,6 +28,7 @@ from tui_agent.workspace_trust import trusted_digest
 
 from ..approval_prompt_app import screen_text
 from ..fake_provider import FakeProvider
+from ..support.clock import leap_until
 from ..ui_app_helpers import KEY, AppEnv, make_env, running, send, wait_for
 
 PROTOCOL = "openai-chat"
@@ -53,7 +54,7 @@ async def _question(pilot: Pilot[None]) -> TrustQuestion:
 
 
 async def _press_armed(pilot: Pilot[None], screen: TrustQuestion, key: str) -> None:
-    await wait_for(pilot, screen.guard.armed, "the arming")
+    await leap_until(pilot, screen.guard.armed, "the arming")
     await pilot.press(key)
     await pilot.pause()
 

@@ -23,7 +23,7 @@ from tui_agent.ui.widgets.folded_text import FoldedText, fold_offsets
 from ..agent_helpers import sent_results
 from ..approval_prompt_app import screen_text
 from ..fake_provider import ExpectToolResults, FakeProvider, Reply, StallBeforeTerminal
-from ..support.clock import ManualClock
+from ..support.clock import ManualClock, leap_until
 from ..ui_app_helpers import (
     KEY,
     AppEnv,
@@ -113,7 +113,7 @@ async def test_the_hash_of_the_arguments_shown_equals_the_hash_of_the_arguments_
             edited = json.loads(app.query_one("#editor", TextArea).text)
             assert arguments_digest(edited) == digest
             await pilot.press("escape")
-            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm again")
+            await leap_until(pilot, lambda: prompt.armed, "the prompt to arm again")
             await pilot.press("y")
             await wait_idle_agent(pilot)
             await wait_text(pilot, "Recorded.")

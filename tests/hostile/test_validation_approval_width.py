@@ -25,6 +25,7 @@ from tui_agent.ui.widgets.folded_text import FoldedText
 
 from ..approval_prompt_app import screen_lines, screen_text
 from ..fake_provider import ExpectToolResults, FakeProvider
+from ..support.clock import leap_until
 from ..terminal_width import terminal_cells
 from ..ui_app_helpers import (
     KEY,
@@ -176,7 +177,7 @@ async def test_the_edits_diff_says_how_many_lines_are_below(env: AppEnv) -> None
             await wait_for(pilot, lambda: app.query("#editor"), "the editor")
             app.query_one("#editor", TextArea).text = json.dumps(edited)
             await pilot.pause()
-            await wait_for(pilot, lambda: prompt.armed, "the editor to arm")
+            await leap_until(pilot, lambda: prompt.armed, "the editor to arm")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmEdit), "the diff")
             view = app.screen.query_one("#diff", VerticalScroll)

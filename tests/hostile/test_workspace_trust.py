@@ -21,6 +21,7 @@ from ..approval_prompt_app import screen_text
 from ..fake_provider import FakeProvider
 from ..run_helpers import KEY as RUN_KEY
 from ..run_helpers import Home, final
+from ..support.clock import leap_until
 from ..ui_app_helpers import (
     KEY,
     AppEnv,
@@ -55,7 +56,7 @@ async def _question(pilot: Pilot[None]) -> WorkspaceTrustScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceTrustScreen), "the question")
     screen = app.screen
     assert isinstance(screen, WorkspaceTrustScreen)
-    await wait_for(pilot, screen.guard.armed, "the arming")
+    await leap_until(pilot, screen.guard.armed, "the arming")
     return screen
 
 
@@ -63,7 +64,7 @@ async def _answer(pilot: Pilot[None], screen: WorkspaceTrustScreen, key: str) ->
     while not screen.read_all():
         await pilot.press("pagedown")
         await pilot.pause()
-    await wait_for(pilot, screen.guard.armed, "the arming")
+    await leap_until(pilot, screen.guard.armed, "the arming")
     await pilot.press(key)
     await wait_for(pilot, lambda: pilot.app.screen is not screen, key)
 

@@ -24,8 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textual import _time
+from textual.pilot import Pilot
 
 from tui_agent.ui.arming import Clock, Stoppable, TimerOwner
+from tui_agent.ui.arming import clock as clock_of
+
+from .waiting import wait_for
 
 
 @dataclass(order=True)
@@ -176,3 +180,21 @@ def _alive(owner: Any) -> bool:
     """A widget's timers end with it (as Textual's do)."""
     attached = getattr(owner, "is_attached", True)
     return bool(attached) and getattr(owner, "_closed", False) is not True
+
+
+async def leap_until(
+    pilot: Pilot[None], condition: Callable[[], object], what: str, step: float = 0.5
+) -> None:
+    """Wait for ``condition``, moving an app's LeapClock ``step`` seconds ahead at each look:
+    the typing pause and the arming pass as if the machine had stalled, without the real wait.
+    (On any other clock this is ``wait_for``.)"""
+    app_clock = clock_of(pilot.app)
+
+    def check() -> object:
+        if done := condition():
+            return done
+        if isinstance(app_clock, LeapClock):
+            app_clock.leap(step)
+        return False
+
+    await wait_for(pilot, check, what)
