@@ -108,7 +108,8 @@ async def _type(pilot: Pilot[None], text: str, cps: float, seed: int, at: int = 
             prompt = prompts.first()
             assert prompt.decision is None, (cps, seed, index, prompt.decision)
             seen.append("focused" if app.focused is prompt else "waiting")
-            if getattr(prompt, "waiting", False) and WAITING in screen_text(app):
+            said = "said so" in seen  # drawing the screen for each key costs more than the key
+            if not said and getattr(prompt, "waiting", False) and WAITING in screen_text(app):
                 seen.append("said so")
         if index < len(text) - 1:
             await _advance(pilot, gap)
