@@ -198,3 +198,16 @@ def test_jobs_die_with_the_app(tmp_path: Path, how: str) -> None:
     finally:
         child.kill()
         child.wait()
+
+
+async def test_a_job_that_ignores_sigterm_is_killed(ctx: ToolContext) -> None:
+    mark = sleep_mark()
+    job_id = await start(ctx, f"trap '' TERM; echo ready; sleep {mark}")
+    await read_until(ctx, job_id, "ready")
+    found = poll(lambda: find_sleep(mark), "the job's sleep")
+    assert ctx.jobs is not None
+    job = ctx.jobs.get(job_id)
+    assert job is not None
+    assert await ctx.jobs.stop(job, grace_s=0.2)
+    assert job.state == "stopped"
+    poll(lambda: not live_members(found[1]) and find_sleep(mark) is None, "the sleep killed")

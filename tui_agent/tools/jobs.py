@@ -172,7 +172,9 @@ class JobTable:
         if not job.running or job.pgid is None:
             return False
         job.stopping = True
-        await stop_process_group(job.pgid, grace_s)
+        # Shielded: a caller that goes away (a closed list, Esc) must not leave the group
+        # between its SIGTERM and its SIGKILL.
+        await asyncio.shield(stop_process_group(job.pgid, grace_s))
         await job.ended.wait()
         return True
 

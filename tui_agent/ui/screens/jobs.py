@@ -117,7 +117,7 @@ class JobsScreen(ModalScreen[None]):
         if job is None or not job.running:
             return
         self.app.notify(f"stopping job {job.id}", markup=False)
-        self.run_worker(self.table.stop(job), group="stop-job")
+        self.app.run_worker(self.table.stop(job), group="stop-job")  # outlives the list
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
