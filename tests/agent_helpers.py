@@ -43,7 +43,7 @@ from tui_agent.context.events import (
 from tui_agent.conversation import Message
 from tui_agent.prompting.agents import AgentBook
 from tui_agent.session import SessionStore, SessionWriter
-from tui_agent.stream.events import ReasoningDelta, TextDelta
+from tui_agent.stream.events import ReasoningDelta, ServerToolUsed, TextDelta
 from tui_agent.stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from tui_agent.wiring.setup import build_agent
 
@@ -294,7 +294,14 @@ def count_text(body: Any, text: str) -> int:
 
 # -- the order of events ---------------------------------------------------------------------
 
-PROGRESS = (TextDelta, ReasoningDelta, ToolCallAnnounced, ToolArgumentsReceived, RetryWait)
+PROGRESS = (
+    TextDelta,
+    ReasoningDelta,
+    ToolCallAnnounced,
+    ToolArgumentsReceived,
+    RetryWait,
+    ServerToolUsed,
+)
 
 
 def check_order(events: list[AgentEvent]) -> None:
@@ -319,7 +326,8 @@ def check_order(events: list[AgentEvent]) -> None:
     for event in events:
         where = f"{type(event).__name__} in state {state}"
         if isinstance(event, TurnStarted):
-            assert state in ("idle", "calls"), where
+            # "paused": the provider paused its own tool loop, and the turn is sent back
+            assert state in ("idle", "calls", "paused"), where
             assert finished == calls, f"{where}: unfinished calls {calls - finished}"
             step += 1
             assert event.step == step, where
@@ -347,6 +355,8 @@ def check_order(events: list[AgentEvent]) -> None:
             calls = {c.id for c in event.turn.tool_calls}
             assert len(calls) == len(event.turn.tool_calls), "call ids must be distinct"
             state = "calls" if calls else "answered"
+            if not calls and event.turn.stop_reason == "pause_turn":
+                state = "paused"
         elif isinstance(event, TurnTruncated):
             assert state == "streaming", where
             state = "truncated"
@@ -382,11 +392,11 @@ def check_order(events: list[AgentEvent]) -> None:
             elif event.event == "PreCompact":  # before a compaction: wherever one may start
                 assert state in ("idle", "calls", "truncated") and not event.call_id, where
             else:
-                assert state in ("idle", "answered") and not event.call_id, where
+                assert state in ("idle", "answered", "paused") and not event.call_id, where
         elif isinstance(event, LoopEnded):
             assert finished == calls, f"{where}: unfinished calls {calls - finished}"
             # idle before any turn: a hook kept the message from being sent
-            assert state in ("calls", "answered", "truncated") or step == 0, where
+            assert state in ("calls", "answered", "truncated", "paused") or step == 0, where
         elif isinstance(event, SubagentEvent):
             assert state == "calls" and event.call_id in started - finished, where
         else:

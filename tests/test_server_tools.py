@@ -223,3 +223,77 @@ def test_the_card_shows_escapes_not_terminal_sequences() -> None:
     card = ServerToolCard("web\x1b[2Jsearch", "q\x1b]52;c;AAAA\x07 \u202eevil")
     plain = card.shown.plain
     assert "\x1b" not in plain and "\u202e" not in plain and "\\x1b" in plain
+
+
+async def test_a_paused_server_tool_loop_is_sent_back_to_go_on(tmp_path: Path) -> None:
+    from tui_agent.agent.events import LoopEnded, Notice
+
+    from .agent_helpers import agent_over, of_type
+
+    paused = _sse(
+        [
+            {"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 3}}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_1",
+                    "name": "web_search",
+                    "input": {"query": "rich tables"},
+                },
+            },
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "pause_turn"},
+                "usage": {"output_tokens": 2},
+            },
+            {"type": "message_stop"},
+        ]
+    )
+    done = _sse(
+        [
+            {"type": "message_start", "message": {"id": "msg_2", "usage": {"input_tokens": 3}}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Found it."},
+            },
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 2},
+            },
+            {"type": "message_stop"},
+        ]
+    )
+    from .fake_provider import Reply
+
+    async with agent_over("anthropic", tmp_path, Reply(paused), Reply(done)) as h:
+        events = await h.send("search for rich tables")
+        assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "complete"
+        assert any("paused its own tools" in n.text for n in of_type(events, Notice))
+        assert of_type(events, ServerToolUsed) == [ServerToolUsed("web_search", "rich tables")]
+        second = json.loads(h.server.requests[1].body)
+        last = second["messages"][-1]
+        assert last["role"] == "assistant"
+        assert last["content"][0]["type"] == "server_tool_use"
+
+
+_TEXT = {"type": "text", "text": ""}
+_FOUND = {"type": "text_delta", "text": "Found it."}
+
+
+def _stop(reason: str) -> dict[str, object]:
+    return {
+        "type": "message_delta",
+        "delta": {"stop_reason": reason},
+        "usage": {"output_tokens": 2},
+    }

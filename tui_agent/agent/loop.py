@@ -60,6 +60,10 @@ class LoopSettings:
     limits: StreamLimits = field(default_factory=StreamLimits)
 
 
+# Anthropic's stop reason for a server tool loop it paused: resend the turn to continue.
+PAUSED = "pause_turn"
+
+
 class Agent:
     """One conversation with one provider profile. Not thread-safe; one ``send`` at a time."""
 
@@ -264,6 +268,13 @@ class Agent:
                 tokens, self.messages, input_tokens(self.protocol, result.usage)
             )
             yield self.context.update(self.request.system, self.tools, self.messages)
+            if not result.tool_calls and result.stop_reason == PAUSED:
+                # The provider paused its own tool loop (a long web search): the turn goes back
+                # as it is, and the provider goes on with it. An auto step like any other.
+                auto_steps += 1
+                if auto_steps < self.settings.max_auto_steps and not self._cancelled:
+                    yield Notice("the provider paused its own tools; sent back to go on", "info")
+                    continue
             if not result.tool_calls:
                 told: list[AgentEvent] = []
                 await self.moment_hooks(HookEvent.STOP, {"stop_hook_active": False}, told)
