@@ -390,10 +390,10 @@ async def test_trusted_agents_join_the_task_tools_list_and_a_model_is_its_own(
     ) as h:
         assert h.delegation is not None
         spec = h.agent.calls.registry.get("task")
-        assert spec is not None and "- small:" not in spec.description
+        assert spec is not None and "- small:" not in spec.described()
         offer_agents(h.agent, h.delegation, (small,))
         spec = h.agent.calls.registry.get("task")
-        assert spec is not None and "- small: A small model." in spec.description
+        assert spec is not None and "- small: A small model." in spec.described()
         assert any(t.name == "task" and "- small:" in t.description for t in h.agent.tools)
         events = await h.send("be brief")
         assert finished(events)["call_T"].output == "brief"
@@ -520,3 +520,31 @@ async def test_below_the_depth_limit_a_subagent_starts_its_own_task(tmp_path: Pa
         two_deep = [r.record for r in nested if isinstance(r.record, SubagentRecord)]
         assert two_deep and {r.call_id for r in two_deep} == {"inner_T"}
         h.assert_session_valid()
+
+
+def task_description(request: Any) -> str:
+    (tool,) = [t for t in request.json["tools"] if t["function"]["name"] == "task"]
+    return str(tool["function"]["description"])
+
+
+async def test_an_mcp_tool_change_after_trusting_agents_keeps_them_listed(tmp_path: Path) -> None:
+    """The task tool's description is the agents on offer now, whatever rebuilt the tool list
+    since (an MCP server's tools changing kept the one from before the trust)."""
+    from tui_agent.agent.mcp_tools import attach_servers
+    from tui_agent.mcp.servers import McpEvent
+    from tui_agent.wiring.subagents import offer_agents
+
+    small = AgentDefinition("small", "A small helper.", "Be brief.", ("list_dir",))
+    async with agent_over(
+        PROTOCOL, tmp_path, answer(PROTOCOL, "Hi."), answer(PROTOCOL, "Hi again."), agents=book()
+    ) as h:
+        assert h.delegation is not None
+        servers = attach_servers(h.agent, {}, h.workspace)
+        offer_agents(h.agent, h.delegation, (small,))
+        await h.send("hello")
+        servers._emit(McpEvent("changed"))  # a server's tools changed
+        await h.send("hello again")
+        first, second = h.server.requests
+        assert "- small: A small helper." in task_description(first)
+        assert "- small: A small helper." in task_description(second)
+        assert any(t.name == "task" and "- small:" in t.description for t in h.agent.tools)

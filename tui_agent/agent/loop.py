@@ -451,17 +451,26 @@ class Agent:
         yield result
 
     def _offered(self) -> tuple[list[ToolSchema], RequestSettings]:
-        """The tools and settings of the next request: in plan mode, reads and the plan note."""
+        """The tools and settings of the next request: in plan mode, reads and the plan note;
+        a tool whose description depends on the moment (``ToolSpec.describe``) as it is now."""
         mode, registry = self.calls.policy.mode, self.calls.registry
-        if not plan.planning(mode):
-            return self.tools, self.request
+        planning = plan.planning(mode)
+
+        def now(tool: ToolSchema) -> ToolSchema:
+            spec = registry.get(tool.name)
+            if spec is None or spec.describe is None:
+                return tool
+            return replace(tool, description=spec.described(planning))
+
+        if not planning:
+            return [now(tool) for tool in self.tools], self.request
 
         def risk(name: str) -> str | None:
             spec = registry.get(name)
             return str(spec.risk) if spec is not None else None
 
         tools = plan.offered(mode, self.tools, lambda tool: tool.name, risk)
-        return tools, replace(
+        return [now(tool) for tool in tools], replace(
             self.request, system=plan.system_prompt(mode, self.request.system or "")
         )
 

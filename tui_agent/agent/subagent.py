@@ -49,6 +49,13 @@ from .recorder import SessionRecorder
 
 TASK_TOOL = "task"
 _RISK_ORDER = (Risk.READ, Risk.NETWORK, Risk.WRITE, Risk.EXECUTE)
+TASK_DESCRIPTION = (
+    "Start a subagent on a self-contained task (searching or reading much of the "
+    "workspace, a review, a run of the tests) with a context of its own; its final "
+    "answer is this call's result, so only that joins this conversation. It sees "
+    "nothing of this conversation: put everything it needs in prompt. Several tasks "
+    "of read-only agents in one turn run at the same time. Agents:\n"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,17 +336,15 @@ def task_tool(delegation: Delegation) -> ToolSpec:
         definition = delegation.book.get(args.agent)
         return delegation.risk_of(definition) if definition is not None else Risk.READ
 
+    def describe(read_only: bool) -> str:
+        return TASK_DESCRIPTION + delegation.listing()
+
     return ToolSpec(
         name=TASK_TOOL,
-        description=(
-            "Start a subagent on a self-contained task (searching or reading much of the "
-            "workspace, a review, a run of the tests) with a context of its own; its final "
-            "answer is this call's result, so only that joins this conversation. It sees "
-            "nothing of this conversation: put everything it needs in prompt. Several tasks "
-            "of read-only agents in one turn run at the same time. Agents:\n" + delegation.listing()
-        ),
+        description=describe(False),
         args_model=TaskArgs,
         risk=Risk.READ,
         run=run,
         risk_of=risk_of,
+        describe=describe,  # the agents on offer now (the person may trust more)
     )

@@ -40,7 +40,7 @@ class ToolRegistry:
 
     def schemas(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(name, description, parameters schema) for each tool, for the provider request."""
-        return [(s.name, s.description, s.parameters_schema()) for s in self._by_name.values()]
+        return [(s.name, s.described(), s.parameters_schema()) for s in self._by_name.values()]
 
 
 def builtin_registry(extra: Iterable[ToolSpec] = ()) -> ToolRegistry:

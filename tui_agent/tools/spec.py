@@ -99,12 +99,21 @@ class ToolSpec:
     # The risk of one call when it depends on its arguments (the task tool: its agent's tools);
     # None: ``risk`` for every call. ``risk`` is what decides whether the tool is offered.
     risk_of: Callable[[Any], Risk] | None = field(default=None, repr=False, compare=False)
+    # The description when it depends on what changes in a session (the task tool's lists the
+    # agents on offer now), given whether only read-only tools may run (plan mode); None:
+    # ``description`` always (with it, ``description`` is what it said when the tool was made).
+    # Asked whenever the tool list is built and for each request.
+    describe: Callable[[bool], str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.fullmatch(self.name):
             raise ValueError(
                 f"invalid tool name {self.name!r}: use 1-64 letters, digits, '_' or '-'"
             )
+
+    def described(self, read_only: bool = False) -> str:
+        """The description the model is given now (``read_only``: in plan mode)."""
+        return self.describe(read_only) if self.describe is not None else self.description
 
     def parameters_schema(self) -> dict[str, Any]:
         """The JSON schema of the arguments, as a plain object schema providers accept."""

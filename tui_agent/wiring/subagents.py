@@ -6,12 +6,11 @@ from __future__ import annotations
 from ..agent.context_keeper import context_settings
 from ..agent.events import Notice
 from ..agent.loop import Agent
-from ..agent.subagent import TASK_TOOL, Delegation, ProfileTarget, ResolveProfile, task_tool
+from ..agent.subagent import Delegation, ProfileTarget, ResolveProfile
 from ..config import Config, ConfigError, resolve_profile
 from ..prompting.agents import AgentDefinition, agent_book, config_agents
 from ..providers import ToolSchema
 from ..session.records import AssistantRecord, SubagentRecord
-from ..tools.registry import ToolRegistry
 from .workspace_content import WorkspaceContent
 
 
@@ -66,9 +65,6 @@ def subagent_turns(records: list[SubagentRecord]) -> list[AssistantRecord]:
 
 def offer_agents(agent: Agent, delegation: Delegation, more: tuple[AgentDefinition, ...]) -> None:
     """The person trusted the workspace's agents: the task tool lists them from the next
-    request on."""
+    request on (its description is the book's agents whenever it is asked)."""
     delegation.book.add(more)
-    registry = agent.calls.registry
-    specs = [task_tool(delegation) if s.name == TASK_TOOL else s for s in registry]
-    agent.calls.registry = ToolRegistry(specs)
     agent.tools = [ToolSchema(n, d, s) for n, d, s in agent.calls.registry.schemas()]
