@@ -24,7 +24,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 
 from . import action_runners as run
-from . import cost_view, jobs_view
+from . import cost_view, jobs_view, palette_of_session
 from .approval_mode import MODES
 from .shell import Action, Entry, Key, Shell
 from .slash_commands import SlashCommand, Suggestion, templates_of
@@ -40,64 +40,6 @@ def _session_open(app: Shell) -> bool:
 
 def _has_mcp(app: Shell) -> bool:
     return app.host is not None and app.host.mcp is not None
-
-
-def _profile_entries(app: Shell) -> Iterator[Entry]:
-    if app.host is None:
-        return
-    for name in [*app.host.config.profiles, "demo"]:
-        yield Entry(f"Profile: {name}", f"Use the {name} profile from the next turn", name)
-
-
-def _model_entries(app: Shell) -> Iterator[Entry]:
-    if app.host is None or app.host.profile.is_demo:
-        return
-    for model, what in run.model_list(app)[1:]:  # the first is the model in use
-        yield Entry(f"Model: {model}", f"Use {model} from the next turn ({what})", model)
-
-
-def _effort_entries(app: Shell) -> Iterator[Entry]:
-    if app.host is None:
-        return
-    for level in ("low", "medium", "high", "default"):
-        if level != (app.host.profile.effort or "default"):
-            yield Entry(
-                f"Reasoning effort: {level}",
-                f"Ask the model for {level} effort from the next turn",
-                level,
-            )
-
-
-def _sandbox_entries(app: Shell) -> Iterator[Entry]:
-    from ..sandbox.policy import SandboxMode
-
-    what = {
-        SandboxMode.WORKSPACE_WRITE: "confined: writes only in the workspace",
-        SandboxMode.READ_ONLY: "confined: no writes (a private temporary folder aside)",
-        SandboxMode.OFF: "UNCONFINED, with all your rights",
-    }
-    for mode in SandboxMode:
-        yield Entry(
-            f"Sandbox: {mode.value}", f"Run this session's commands {what[mode]}", mode.value
-        )
-
-
-def _network_entries(app: Shell) -> Iterator[Entry]:
-    if app.host is None:
-        return
-    if app.host.agent.calls.context.sandbox.network:
-        yield Entry("Sandbox: network off", "Cut confined commands off the network", "off")
-    else:
-        yield Entry("Sandbox: network on", "Let confined commands reach the network", "on")
-
-
-def _mcp_entries(app: Shell) -> Iterator[Entry]:
-    servers = app.host.mcp if app.host is not None else None
-    if servers is None:
-        return
-    yield Entry("MCP: restart all servers", "Stop and start every MCP server")
-    for name in servers.connections:
-        yield Entry(f"MCP: restart {name}", f"Stop and start the MCP server {name}", name)
 
 
 def _paste_image(app: Shell, arguments: str) -> None:
@@ -277,7 +219,7 @@ ACTIONS: tuple[Action, ...] = (
         "use another model from the next turn",
         run.model,
         palette=(Entry("Model: choose", "Use another model of this profile from the next turn"),),
-        entries=_model_entries,
+        entries=palette_of_session.model_entries,
         usage="[MODEL]",
         complete=run.models,
         needs_session=True,
@@ -286,7 +228,7 @@ ACTIONS: tuple[Action, ...] = (
         "effort",
         "the reasoning effort asked of the model from the next turn: low, medium, high",
         run.effort,
-        entries=_effort_entries,
+        entries=palette_of_session.effort_entries,
         usage="[LEVEL]",
         complete=run.efforts,
         needs_session=True,
@@ -295,7 +237,7 @@ ACTIONS: tuple[Action, ...] = (
         "profile",
         "use another profile from the next turn",
         run.profile,
-        entries=_profile_entries,
+        entries=palette_of_session.profile_entries,
         usage="NAME",
         complete=run.profiles,
         while_busy=False,
@@ -373,7 +315,7 @@ ACTIONS: tuple[Action, ...] = (
         "sandbox",
         "this session's sandbox: workspace-write, read-only, off; alone: what is protected",
         run.sandbox,
-        entries=_sandbox_entries,
+        entries=palette_of_session.sandbox_entries,
         palette=(
             Entry(
                 "Sandbox: what is protected",
@@ -391,7 +333,7 @@ ACTIONS: tuple[Action, ...] = (
         "network",
         "let confined commands reach the network (on) or not (off)",
         run.network,
-        entries=_network_entries,
+        entries=palette_of_session.network_entries,
         usage="[on|off]",
         complete=run.network_choices,
         needs_session=True,
@@ -402,7 +344,7 @@ ACTIONS: tuple[Action, ...] = (
         "mcp-restart",
         "stop and start every MCP server, or the one named",
         run.mcp_restart,
-        entries=_mcp_entries,
+        entries=palette_of_session.mcp_entries,
         usage="[NAME]",
         complete=run.mcp_servers,
         needs_session=True,
