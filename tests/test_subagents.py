@@ -548,3 +548,21 @@ async def test_an_mcp_tool_change_after_trusting_agents_keeps_them_listed(tmp_pa
         assert "- small: A small helper." in task_description(first)
         assert "- small: A small helper." in task_description(second)
         assert any(t.name == "task" and "- small:" in t.description for t in h.agent.tools)
+
+
+async def test_plan_mode_offers_only_the_read_only_agents(tmp_path: Path) -> None:
+    async with agent_over(
+        PROTOCOL,
+        tmp_path,
+        answer(PROTOCOL, "Planned."),
+        answer(PROTOCOL, "Done."),
+        mode=ApprovalMode.PLAN,
+        agents=book(WRITER, EVERYTHING),
+    ) as h:
+        await h.send("plan it")
+        h.agent.calls.policy.mode = ApprovalMode.ASK
+        await h.send("do it")
+        planning, asking = (task_description(r) for r in h.server.requests)
+        assert "- explore:" in planning
+        assert "- writer:" not in planning and "- helper:" not in planning
+        assert "- writer: Writes files." in asking and "- helper: Does anything." in asking

@@ -207,9 +207,13 @@ class Delegation:
             running=self.running,
         )
 
-    def listing(self) -> str:
-        """The agents on offer as the task tool's description lists them."""
-        return "\n".join(f"- {a.name}: {a.description}" for a in self.book.agents)
+    def listing(self, read_only: bool = False) -> str:
+        """The agents on offer as the task tool's description lists them (``read_only``: in
+        plan mode, those whose tools only read; another is refused if called all the same)."""
+        agents = [a for a in self.book.agents if not read_only or self.risk_of(a) is Risk.READ]
+        if read_only and not agents:
+            return "(none can start now: plan mode starts only read-only agents)"
+        return "\n".join(f"- {a.name}: {a.description}" for a in agents)
 
     # -- one task --------------------------------------------------------------------------
 
@@ -337,7 +341,7 @@ def task_tool(delegation: Delegation) -> ToolSpec:
         return delegation.risk_of(definition) if definition is not None else Risk.READ
 
     def describe(read_only: bool) -> str:
-        return TASK_DESCRIPTION + delegation.listing()
+        return TASK_DESCRIPTION + delegation.listing(read_only)
 
     return ToolSpec(
         name=TASK_TOOL,
