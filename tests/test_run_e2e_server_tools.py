@@ -26,3 +26,16 @@ def test_run_tells_a_grounding_search(tmp_path: Path) -> None:
     assert line in done.stderr
     assert "Here's a notable AI development" in done.stdout
     assert "tool_start" not in [record["type"] for record in home.records()]
+
+
+def test_run_json_names_the_search(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    body = (FIXTURES / "gemini-interactions" / "google-search-builtin.sse").read_bytes()
+    with FakeProvider("gemini-interactions", api_key=KEY) as server:
+        server.script(Reply(body))
+        done = home.run(server, "what happened in AI last week?", "--json")
+        server.assert_all_consumed()
+    assert done.code == 0, done.stderr
+    [search] = [event for event in done.events() if event["type"] == "server_tool"]
+    assert search["name"] == "google_search"
+    assert search["detail"].startswith("notable AI developments last week")
