@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
@@ -29,6 +31,7 @@ from .ui_app_helpers import (
     make_env,
     prompt_text,
     running,
+    send,
     wait_for,
     wait_idle_agent,
     wait_text,
@@ -142,3 +145,93 @@ async def test_an_at_mention_of_an_image_is_an_image_chip(env: AppEnv) -> None:
             (chip,) = app.query(AttachmentChip)
             assert chip.attachment.image == shot
             await wait_text(pilot, f"@pics/shot.png (PNG 16x9, {len(shot.data)} B)")
+
+
+def _photo(path: Path) -> None:
+    """A 4000x3000 JPEG (a photo's size: scaled down before it is sent)."""
+    from PIL import Image
+
+    gradient = Image.linear_gradient("L").resize((4000, 3000))
+    Image.merge("RGB", (gradient, gradient.rotate(90), gradient)).save(path, "JPEG")
+
+
+def _gated(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Preparing an attached image waits (in its worker thread) until the event is set."""
+    from tui_agent.prompting import attachments
+
+    gate = threading.Event()
+    real = attachments.prepare_image
+
+    def prepare(data: bytes, name: str) -> Any:
+        assert threading.current_thread() is not threading.main_thread()
+        gate.wait(timeout=30)
+        return real(data, name)
+
+    monkeypatch.setattr(attachments, "prepare_image", prepare)
+    return gate
+
+
+def _chip_text(app: TuiAgentApp) -> str:
+    return " ".join(str(chip.render()) for chip in app.query(AttachmentChip))
+
+
+async def test_a_large_photo_is_prepared_off_the_loop_and_the_message_waits_for_it(
+    env: AppEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    photo = env.workspace / "photo.jpg"
+    _photo(photo)
+    gate = _gated(monkeypatch)
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        server.script(answer(PROTOCOL, "A gradient."))
+        async with running(server, env) as (app, pilot):
+            app.query_one(PromptInput).focus()
+            app.post_message(events.Paste(str(photo)))
+            await wait_for(pilot, lambda: bool(app.query(AttachmentChip)), "the chip")
+            await wait_text(pilot, "@photo.jpg (preparing…)")
+            # The app answers keys while the photo is prepared.
+            for key in "what is it?":
+                await pilot.press("space" if key == " " else key)
+            assert prompt_text(app) == "what is it?"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.held_send == "what is it?", "the held message")
+            assert "sent once photo.jpg is prepared" in _toasts(app)
+            assert server.requests == []  # never without its image
+            assert "(preparing…)" in _chip_text(app)
+            gate.set()
+            await wait_for(pilot, lambda: len(server.requests) == 1, "the request")
+            await wait_idle_agent(pilot)
+            await wait_text(pilot, "A gradient.")
+            content = server.requests[0].json["messages"][-1]["content"]
+            assert content[0]["text"] == "what is it?"
+            assert (
+                'path="photo.jpg" media_type="image/jpeg" width="1568" height="1176"'
+                in (content[1]["text"])
+            )
+            assert content[2]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+            await wait_text(pilot, "📎 attached @photo.jpg (JPEG 1568x1176, ")
+            assert app.held_send is None
+            assert not app.query(AttachmentChip)
+        server.assert_all_consumed()
+
+
+async def test_an_image_that_fails_to_prepare_sends_nothing_and_gives_the_message_back(
+    env: AppEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = env.workspace / "broken.png"
+    broken.write_bytes(png(64, 64)[:80])  # a PNG cut short
+    gate = _gated(monkeypatch)
+    with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
+        async with running(server, env) as (app, pilot):
+            app.query_one(PromptInput).focus()
+            app.post_message(events.Paste(str(broken)))
+            await wait_text(pilot, "@broken.png (preparing…)")
+            await send(pilot, "look")
+            await wait_for(pilot, lambda: app.held_send == "look", "the held message")
+            app.query_one(PromptInput).insert("and more")  # typed meanwhile
+            gate.set()
+            await wait_for(pilot, lambda: app.held_send is None, "the image to fail")
+            await wait_for(pilot, lambda: not app.query(AttachmentChip), "the chip to go")
+            assert prompt_text(app) == "look\nand more"
+            assert "broken.png is a corrupt or truncated image" in _toasts(app)
+            assert "not sent: broken.png could not be attached" in _toasts(app)
+        assert server.requests == []

@@ -18,11 +18,12 @@ import os
 import re
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..conversation import Attachment
-from ..images import ImageError, read_image, sniffed_image
+from ..images import MAX_INPUT_BYTES, ImageError, prepare_image, sniffed_image
 from ..sandbox.policy import denied_real_paths
 from ..tools.file_access import open_regular_file
 from ..tools.sandbox import SandboxError, resolve_in_workspace, shown_path
@@ -36,7 +37,36 @@ class AttachError(Exception):
     """Why a file cannot be attached (one line, naming the workspace path)."""
 
 
+@dataclass(frozen=True)
+class ImageToPrepare:
+    """An image file's bytes, read under the rules, not yet checked and scaled (that takes a
+    while for a large photo: the app does it in a worker thread)."""
+
+    path: str  # as the chip and the model name it
+    data: bytes = field(repr=False)
+
+    def prepare(self) -> Attachment:
+        """The attachment as sent; AttachError when the image cannot be sent."""
+        try:
+            return Attachment(self.path, "", image=prepare_image(self.data, self.path))
+        except ImageError as exc:
+            raise AttachError(str(exc)) from None
+
+
+def prepared(found: Attachment | ImageToPrepare) -> Attachment:
+    return found.prepare() if isinstance(found, ImageToPrepare) else found
+
+
 def read_attachment(path: str, ctx: ToolContext, cap: int = MAX_ATTACHMENT_BYTES) -> Attachment:
+    """The file at ``path`` as attached (an image checked and scaled); AttachError if it
+    cannot be."""
+    return prepared(open_attachment(path, ctx, cap))
+
+
+def open_attachment(
+    path: str, ctx: ToolContext, cap: int = MAX_ATTACHMENT_BYTES
+) -> Attachment | ImageToPrepare:
+    """As ``read_attachment``, but an image is returned as read, still to be prepared."""
     try:
         real = resolve_in_workspace(path, ctx)
     except SandboxError as exc:
@@ -47,11 +77,11 @@ def read_attachment(path: str, ctx: ToolContext, cap: int = MAX_ATTACHMENT_BYTES
     try:
         with open_regular_file(real, shown, ctx.workspace) as handle:
             if sniffed_image(handle) is not None:
-                return Attachment(shown, "", image=read_image(handle, shown))
+                return ImageToPrepare(shown, handle.read(MAX_INPUT_BYTES + 1))
             if is_binary_file(handle):
                 raise AttachError(f"{shown} looks like a binary file; only text is attached")
             data = handle.read(cap + 1)
-    except (ToolFailure, ImageError) as exc:
+    except ToolFailure as exc:
         raise AttachError(str(exc)) from None
     except OSError as exc:
         raise AttachError(f"{shown}: {exc.strerror or type(exc).__name__}") from None
@@ -87,10 +117,15 @@ def read_attachments(paths: Iterable[str], ctx: ToolContext) -> tuple[Attachment
 def read_chosen_file(path: str, ctx: ToolContext) -> Attachment:
     """A file the person chose (``--attach``, a pasted path): as ``read_attachment`` inside the
     workspace; outside it, only an image, under the same refusals."""
+    return prepared(open_chosen_file(path, ctx))
+
+
+def open_chosen_file(path: str, ctx: ToolContext) -> Attachment | ImageToPrepare:
+    """As ``read_chosen_file``, but an image is returned as read, still to be prepared."""
     real = Path(os.path.realpath(Path(ctx.workspace) / os.path.expanduser(path)))
     workspace = Path(os.path.realpath(ctx.workspace))
     if real.is_relative_to(workspace):
-        return read_attachment(str(real), ctx)
+        return open_attachment(str(real), ctx)
     shown = real.name
     if _denied(real, ctx) or any(real.is_relative_to(p) for p in ctx.protected):
         raise AttachError(f"{path} is in a folder that is refused; it cannot be attached")
@@ -103,9 +138,7 @@ def read_chosen_file(path: str, ctx: ToolContext) -> Attachment:
                 raise AttachError(
                     f"{path} is outside the workspace; only an image from outside it is attached"
                 )
-            return Attachment(shown, "", image=read_image(handle, shown))
-    except ImageError as exc:
-        raise AttachError(str(exc)) from None
+            return ImageToPrepare(shown, handle.read(MAX_INPUT_BYTES + 1))
     except OSError as exc:
         raise AttachError(f"{path}: {exc.strerror or type(exc).__name__}") from None
 

@@ -32,7 +32,7 @@ from .message_queue import MessageQueue
 from .prompt_tools import attach_prompt_tools
 from .safe_app import SafeApp
 from .themes import choose_theme
-from .widgets.attachment_chips import show_attachments
+from .widgets.attachment_chips import AttachmentChips, show_attachments
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -82,6 +82,7 @@ class TuiAgentApp(SafeApp):
         self.queue = MessageQueue(self)  # messages typed while the agent works
         self.interrupted_at: float | None = None  # the last Ctrl+C that did not copy
         self.mode_before_plan: str | None = None  # the approval mode /plan replaced
+        self.held_send: str | None = None  # a message waiting for its images to be prepared
         self._theme_warnings = choose_theme(self, theme_name)  # shown once mounted
 
     def compose(self) -> ComposeResult:
@@ -272,11 +273,44 @@ class TuiAgentApp(SafeApp):
 
         if ask_memory(self, message.text):  # "# always ...": saved to AGENTS.md, never sent
             return
+        if self.held_send is not None and not _is_command(message.text):
+            self.queue.add(message.text)  # after the message waiting for its images
+            return
         if self.queue.queued(message.text):  # the agent is busy: sent when it waits for you
             return
         text = run_slash(self, message.text)  # /compact...; None when it was a command
         if text is None:
             return
+        preparing = self.prompt_tools.mentions.preparing
+        if preparing:  # it goes with its images: sent once they are prepared
+            self.held_send = text
+            names = ", ".join(preparing)
+            self.notify(f"sent once {names} {'is' if len(preparing) == 1 else 'are'} prepared")
+            return
+        self._send(text)
+
+    def on_attachment_chips_settled(self, message: AttachmentChips.Settled) -> None:
+        """No image is being prepared any more: the message that waited for them goes, or,
+        when one of them could not be attached, comes back to the box (never sent without)."""
+        text, self.held_send = self.held_send, None
+        if text is None or self.host is None:
+            return
+        if message.failed:
+            prompt = self.query_one(PromptInput)
+            draft = prompt.text  # typed meanwhile: kept after it
+            prompt.restore(f"{text}\n{draft}" if draft.strip() else text)
+            self.queue.loop_waits("cancelled")  # what was queued after it waits as well
+            self.notify(
+                f"not sent: {', '.join(message.failed)} could not be attached; "
+                "your message is back in the box",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._send(text)
+
+    def _send(self, text: str) -> None:
+        assert self.host is not None
         attachments = self.prompt_tools.mentions.take_all()  # @files: chips above the box
         self.query_one(Transcript).add_user(text)
         show_attachments(self.query_one(Transcript), attachments)
@@ -378,6 +412,10 @@ class TuiAgentApp(SafeApp):
     def get_system_commands(self, screen: Screen[Any]) -> Any:
         yield from super().get_system_commands(screen)  # Textual's own (actions.TEXTUAL_OWN)
         yield from palette_entries(self)
+
+
+def _is_command(text: str) -> bool:
+    return text.startswith("/") and not text.startswith("//")
 
 
 # The app is what its feature modules take (shell.py): mypy fails here when it stops matching.

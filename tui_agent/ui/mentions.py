@@ -17,6 +17,7 @@ from .widgets.attachment_chips import AttachmentChips
 from .widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from ..prompting.attachments import ImageToPrepare
     from ..prompting.file_index import FileIndex
     from .shell import Shell
 
@@ -98,39 +99,67 @@ class Mentions:
 
     def take(self, chosen: MentionSuggestion) -> str:
         """Attach the chosen file; the text that replaces the ``@query``."""
-        if self.attach(chosen.attach) is None:
+        if not self.attach(chosen.attach):
             return self.app.query_one(PromptInput).text[chosen.start : chosen.end]
         return chosen.value
 
-    def attach(self, path: str) -> Attachment | None:
-        from ..prompting.attachments import AttachError, read_attachment
+    def attach(self, path: str) -> bool:
+        """Attach the workspace file at ``path``; False (and a notice) when it cannot be."""
+        from ..prompting.attachments import AttachError, open_attachment
 
         host = self.app.host
         if host is None:
-            return None
+            return False
         try:
-            attachment = read_attachment(path, host.agent.calls.context)
+            found = open_attachment(path, host.agent.calls.context)
         except AttachError as exc:
             self.app.notify(f"not attached: {exc}", severity="warning", markup=False)
-            return None
-        self.chips.add(attachment)
-        return attachment
+            return False
+        self._add(found)
+        return True
 
     def paste(self, text: str) -> bool:
         """Attach a pasted image file's path; False for any other paste (it goes in as text)."""
-        from ..prompting.attachments import AttachError, pasted_image, read_chosen_file
+        from ..prompting.attachments import AttachError, open_chosen_file, pasted_image
 
         host = self.app.host
         path = pasted_image(text) if host is not None else None
         if host is None or path is None:
             return False
         try:
-            attachment = read_chosen_file(path, host.agent.calls.context)
+            found = open_chosen_file(path, host.agent.calls.context)
         except AttachError as exc:
             self.app.notify(f"not attached: {exc}", severity="warning", markup=False)
             return True  # a path to an image, not text to send
-        self.chips.add(attachment)
+        self._add(found)
         return True
+
+    def _add(self, found: Attachment | ImageToPrepare) -> None:
+        """A chip for what was read: an image is checked and scaled in a worker thread (a large
+        photo takes a while), its chip saying "preparing" until then."""
+        from ..prompting.attachments import AttachError
+
+        if isinstance(found, Attachment):
+            self.chips.add(found)
+            return
+        chip = self.chips.add_preparing(found.path)
+
+        async def prepare() -> None:
+            try:
+                attachment = await asyncio.to_thread(found.prepare)
+            except Exception as exc:  # AttachError; anything else is said as plainly
+                said = exc if isinstance(exc, AttachError) else f"{found.path}: {exc!r}"
+                self.app.notify(f"not attached: {said}", severity="warning", markup=False)
+                self.chips.failed(chip)
+                return
+            self.chips.prepared(chip, attachment)
+
+        self.app.run_worker(prepare(), group="attach")
+
+    @property
+    def preparing(self) -> list[str]:
+        """The attached images still being prepared (a message waits for them)."""
+        return self.chips.preparing
 
     def take_all(self) -> tuple[Attachment, ...]:
         return self.chips.take_all()

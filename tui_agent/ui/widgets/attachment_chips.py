@@ -50,6 +50,7 @@ class AttachmentChip(Static, can_focus=True):
         background: $accent 30%; color: $text;
     }
     AttachmentChip:focus { background: $accent; }
+    AttachmentChip.-preparing { color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Show"),
@@ -61,9 +62,21 @@ class AttachmentChip(Static, can_focus=True):
             super().__init__()
             self.chip = chip
 
-    def __init__(self, attachment: Attachment) -> None:
-        super().__init__(f"{chip_label(attachment)} ✕", markup=False)
+    def __init__(self, attachment: Attachment | None, path: str = "") -> None:
+        """A chip for ``attachment``; None while the image at ``path`` is being prepared."""
+        self.path = attachment.path if attachment is not None else path
         self.attachment = attachment
+        super().__init__(self._label(), markup=False, classes="" if attachment else "-preparing")
+
+    def _label(self) -> str:
+        if self.attachment is None:
+            return f"@{visible_line(self.path)} (preparing…) ✕"
+        return f"{chip_label(self.attachment)} ✕"
+
+    def prepared(self, attachment: Attachment) -> None:
+        self.attachment = attachment
+        self.remove_class("-preparing")
+        self.update(self._label())
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -73,6 +86,9 @@ class AttachmentChip(Static, can_focus=True):
             self.action_open()
 
     def action_open(self) -> None:
+        if self.attachment is None:
+            self.app.notify(f"{self.path} is still being prepared", markup=False)
+            return
         self.app.push_screen(AttachmentView(self.attachment))
 
     def action_remove(self) -> None:
@@ -80,37 +96,93 @@ class AttachmentChip(Static, can_focus=True):
 
 
 class AttachmentChips(Horizontal):
+    """The chips, in the order they were attached. An image is prepared (checked, scaled) in a
+    worker thread: its chip says "preparing" until ``prepared`` or ``failed`` is called, and
+    ``Settled`` is posted whenever the last one still being prepared is done (or removed)."""
+
     DEFAULT_CSS = """
     AttachmentChips { height: auto; max-height: 3; display: none; }
     """
 
+    class Settled(Message):
+        """No attachment is being prepared any more; ``failed`` names those that could not be
+        attached since the last time."""
+
+        def __init__(self, failed: list[str]) -> None:
+            super().__init__()
+            self.failed = failed
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.attachments: list[Attachment] = []
+        self.chips: list[AttachmentChip] = []
+        self._failed: list[str] = []
+
+    @property
+    def attachments(self) -> list[Attachment]:
+        """The attachments ready to be sent, in order."""
+        return [chip.attachment for chip in self.chips if chip.attachment is not None]
+
+    @property
+    def preparing(self) -> list[str]:
+        """The paths of the images still being prepared."""
+        return [chip.path for chip in self.chips if chip.attachment is None]
 
     def add(self, attachment: Attachment) -> None:
-        self.attachments = [a for a in self.attachments if a.path != attachment.path]
-        for chip in self.query(AttachmentChip):
-            if chip.attachment.path == attachment.path:
-                chip.remove()
-        self.attachments.append(attachment)
-        self.mount(AttachmentChip(attachment))
+        self._mount(AttachmentChip(attachment))
+
+    def add_preparing(self, path: str) -> AttachmentChip:
+        """A chip that says the image at ``path`` is being prepared (see ``prepared``)."""
+        chip = AttachmentChip(None, path)
+        self._mount(chip)
+        return chip
+
+    def prepared(self, chip: AttachmentChip, attachment: Attachment) -> None:
+        """The image of ``chip`` is ready (ignored when the chip was removed meanwhile)."""
+        if chip in self.chips:
+            chip.prepared(attachment)
+            self._settle()
+
+    def failed(self, chip: AttachmentChip) -> None:
+        """The image of ``chip`` cannot be sent: its chip goes."""
+        if chip in self.chips:
+            self._drop(chip)
+            self._failed.append(chip.path)
+            self._settle()
+
+    def _mount(self, chip: AttachmentChip) -> None:
+        for old in [c for c in self.chips if c.path == chip.path]:
+            self._drop(old)
+        self.chips.append(chip)
+        self.mount(chip)
         self.display = True
+
+    def _drop(self, chip: AttachmentChip) -> None:
+        self.chips.remove(chip)
+        chip.remove()
+        self.display = bool(self.chips)
+
+    def _settle(self) -> None:
+        if not self.preparing:
+            failed, self._failed = self._failed, []
+            self.post_message(self.Settled(failed))
 
     def take_all(self) -> tuple[Attachment, ...]:
         """The attachments (for the message being sent); the chips go."""
         taken = tuple(self.attachments)
-        self.attachments = []
+        self.chips = []
         self.remove_children()
         self.display = False
         return taken
 
     def on_attachment_chip_removed(self, message: AttachmentChip.Removed) -> None:
         message.stop()
-        self.attachments = [a for a in self.attachments if a is not message.chip.attachment]
-        message.chip.remove()
-        self.display = bool(self.attachments)
-        self.app.notify(f"removed {message.chip.attachment.path}", markup=False)
+        if message.chip not in self.chips:
+            return
+        was_preparing = message.chip.attachment is None
+        self._drop(message.chip)
+        self.app.notify(f"removed {message.chip.path}", markup=False)
+        if was_preparing:
+            self._settle()
 
 
 class AttachmentView(ModalScreen[None]):
