@@ -145,6 +145,9 @@ class Settings(BaseModel):
     # When you are needed and the terminal is not focused: the bell and a desktop notification
     # ("desktop"), the bell only ("bell"), or nothing ("off"). See tui_agent/ui/notify.py.
     notify: Literal["off", "bell", "desktop"] = "desktop"
+    # Images in the transcript (ui/widgets/image_thumbnail.py): a half-block thumbnail where the
+    # terminal has the colours for it ("auto"), always ("blocks"), or only their chip ("off").
+    images_inline: Literal["auto", "blocks", "off"] = "auto"
     # Checkpoints (see tui_agent/checkpoints/): a command's snapshot is skipped in a workspace of
     # more files than max_files; a file over max_file_bytes is not captured. What only sessions
     # last changed more than keep_days ago refer to is pruned; 0: saved sessions keep it forever.

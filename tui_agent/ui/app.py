@@ -33,6 +33,7 @@ from .prompt_tools import attach_prompt_tools
 from .safe_app import SafeApp
 from .themes import choose_theme
 from .widgets.attachment_chips import AttachmentChips, show_attachments
+from .widgets.image_thumbnail import drawn_inline
 from .widgets.prompt_input import PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -313,7 +314,7 @@ class TuiAgentApp(SafeApp):
         assert self.host is not None
         attachments = self.prompt_tools.mentions.take_all()  # @files: chips above the box
         self.query_one(Transcript).add_user(text)
-        show_attachments(self.query_one(Transcript), attachments)
+        show_attachments(self.query_one(Transcript), attachments, drawn=drawn_inline(self.host))
         starting = self.host.mcp.starting() if self.host.mcp is not None else []
         if starting:  # the request offers only what is ready; a call to the rest is refused
             names = ", ".join(starting)

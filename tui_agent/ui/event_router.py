@@ -39,12 +39,13 @@ from ..context.events import (
 from ..context.resume import compacted_event
 from ..context.window import context_line, over_threshold
 from ..conversation import AssistantMessage as AssistantHistory
-from ..conversation import Message, ToolResultMessage, UserMessage
+from ..conversation import ImagePart, Message, ToolResultMessage, UserMessage
 from ..stream.events import ReasoningDelta, ServerToolUsed, TextDelta
 from ..stream.progress import RetryWait, ToolArgumentsReceived, ToolCallAnnounced
 from .arming import Stoppable, clock
 from .widgets.attachment_chips import show_attachments
 from .widgets.compaction_divider import DividerSnapshot
+from .widgets.image_thumbnail import ImageSnapshot, drawn_inline, image_caption
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.transcript import Transcript
@@ -222,6 +223,7 @@ class EventRouter:
                     card.set_result(finished.output, finished.is_error)
 
                 self._card(event.call_id, finish)
+                self._tool_images(event.name, event.images)
                 self.panel.set_state(event.call_id, event.status)
             case HookFinished():
                 self._hook(event)
@@ -381,6 +383,16 @@ class EventRouter:
                 follow(card.subagent_model(event.agent), event.event)
         card.subagent_changed()
 
+    def _drawn(self) -> bool:
+        return drawn_inline(self.app.host)
+
+    def _tool_images(self, tool: str, images: tuple[ImagePart, ...]) -> None:
+        """A tool's images under its call, where the terminal can draw them (else the card's
+        text says what they were)."""
+        if images and self._drawn():
+            for image in images:
+                self.transcript.add_item(ImageSnapshot(image, image_caption(tool, image)))
+
     def _card(self, call_id: str, apply: Any) -> None:
         card = self._by_id.get(call_id)
         if card is not None:
@@ -411,7 +423,7 @@ class EventRouter:
             if isinstance(message, UserMessage):
                 self.transcript.add_user(message.text)
                 if message.attachments:
-                    show_attachments(self.transcript, message.attachments)
+                    show_attachments(self.transcript, message.attachments, drawn=self._drawn())
             elif isinstance(message, AssistantHistory):
                 if message.text:
                     self.transcript.add_answer(message.text)
@@ -426,6 +438,7 @@ class EventRouter:
                     card.set_state(state)
                     if result is not None:
                         card.set_result(result.output, result.is_error)
+                        self._tool_images(call.name, result.images)
                     self._resumed_subagent(card, call.id)
                     # The calls panel shows this session's calls, the resumed ones too.
                     self.panel.add_call(position, call.name)

@@ -29,18 +29,23 @@ def chip_label(attachment: Attachment) -> str:
     return f"@{visible_line(attachment.path)} {attachment.sent()}"
 
 
-def image_note(image: ImagePart) -> str:
+def image_note(image: ImagePart, *, drawn: bool = False) -> str:
     scaled = " It was scaled down to fit what providers take." if image.scaled else ""
-    return (
-        f"An image: {image.describe()}, sent to the model as an image.{scaled} "
-        "Its pixels are not drawn here."
-    )
+    shown = "" if drawn else " Its pixels are not drawn here."
+    return f"An image: {image.describe()}, sent to the model as an image.{scaled}{shown}"
 
 
-def show_attachments(transcript: Transcript, attachments: tuple[Attachment, ...]) -> None:
-    """Under a message in the transcript: the files that went with it."""
+def show_attachments(
+    transcript: Transcript, attachments: tuple[Attachment, ...], *, drawn: bool = False
+) -> None:
+    """Under a message in the transcript: the files that went with it (an image's thumbnail
+    too when ``drawn``: see image_thumbnail)."""
+    from .image_thumbnail import ImageSnapshot
+
     for attachment in attachments:
         transcript.add_notice(f"📎 attached {chip_label(attachment)}", "info")
+        if drawn and attachment.image is not None:
+            transcript.add_item(ImageSnapshot(attachment.image))
 
 
 class AttachmentChip(Static, can_focus=True):
@@ -206,8 +211,14 @@ class AttachmentView(ModalScreen[None]):
         with VerticalScroll():
             note = " — only its start is attached" if self.attachment.truncated else ""
             yield Static(f"{chip_label(self.attachment)}{note} · Esc closes", markup=False)
-            if self.attachment.image is not None:
-                yield Static(image_note(self.attachment.image), markup=False)
+            image = self.attachment.image
+            if image is not None:
+                from .image_thumbnail import ImageSnapshot, drawn_inline
+
+                drawn = drawn_inline(getattr(self.app, "host", None))
+                yield Static(image_note(image, drawn=drawn), markup=False)
+                if drawn:
+                    yield ImageSnapshot(image).build()
             else:
                 yield Static(safe_text(self.attachment.text))
 
