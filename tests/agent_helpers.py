@@ -383,11 +383,12 @@ def check_order(events: list[AgentEvent]) -> None:
             assert ran == (event.call_id in started), f"{where}: {event.status}"
             finished.add(event.call_id)
         elif isinstance(event, HookFinished):
-            # A call's hooks: PreToolUse before it is decided, PostToolUse after it started
-            # and before its result; the others between turns (the message, the stop).
+            # A call's hooks: PreToolUse before it is decided, PostToolUse (and a task's
+            # SubagentStop) after it started and before its result; the others between turns
+            # (the message, the stop).
             if event.event == "PreToolUse":
                 assert state == "calls" and event.call_id in calls - decided, where
-            elif event.event == "PostToolUse":
+            elif event.event in ("PostToolUse", "SubagentStop"):  # SubagentStop: its task's
                 assert state == "calls" and event.call_id in started - finished, where
             elif event.event == "PreCompact":  # before a compaction: wherever one may start
                 assert state in ("idle", "calls", "truncated") and not event.call_id, where

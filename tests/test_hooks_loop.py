@@ -268,3 +268,56 @@ async def test_esc_stops_a_hook_that_hangs(tmp_path: Path) -> None:
                     break
                 await asyncio.sleep(0.05)
         h.assert_session_valid()
+
+
+async def test_subagent_stop_runs_when_a_subagent_answers_and_its_prompt_is_not_submitted(
+    tmp_path: Path,
+) -> None:
+    """SubagentStop (Claude Code's input, and the task call and agent) runs once the subagent
+    answered, matched by its agent's name; UserPromptSubmit and Stop are the conversation's
+    only: the subagent's prompt is the model's, not the person's."""
+    import json
+
+    from tui_agent.approval import ApprovalMode
+    from tui_agent.prompting.agents import AgentScan, agent_book
+
+    log = tmp_path / "ws" / "hooks.log"
+    body = f"open({str(log)!r}, 'a').write(json.dumps(json.load(sys.stdin)) + '\\n')\n"
+    logger = script(tmp_path, "log.py", body)
+    hooks = [
+        table(logger, "UserPromptSubmit", name="prompt"),
+        table(logger, "Stop", name="stop"),
+        table(logger, "SubagentStop", name="sub", matcher="explore"),
+        table(logger, "SubagentStop", name="other", matcher="reviewer"),
+    ]
+    task = {"description": "notes", "prompt": "find the notes", "agent": "explore"}
+    async with agent_over(
+        P,
+        tmp_path,
+        Reply(call_ops(("call_T", "task", task))),
+        answer(P, "The notes are empty."),
+        answer(P, "Done."),
+        mode=ApprovalMode.AUTO_READ,
+        hooks=hooks,
+        agents=agent_book(AgentScan(())),
+    ) as h:
+        events = await h.send("look at the notes")
+        assert events[-1] == LoopEnded("complete")
+        told = [(e.event, e.hook, e.call_id) for e in of_type(events, HookFinished)]
+        assert told == [
+            ("UserPromptSubmit", "prompt", ""),
+            ("SubagentStop", "sub", "call_T"),
+            ("Stop", "stop", ""),
+        ]
+        ran = [json.loads(line) for line in log.read_text().splitlines()]
+        assert [r["hook_event_name"] for r in ran] == ["UserPromptSubmit", "SubagentStop", "Stop"]
+        assert ran[0]["prompt"] == "look at the notes"
+        stopped = ran[1]
+        assert stopped["session_id"] == h.writer.session_id
+        assert stopped["transcript_path"] == ran[0]["transcript_path"]
+        assert stopped["stop_hook_active"] is False
+        assert stopped["call_id"] == "call_T" and stopped["agent_type"] == "explore"
+        assert stopped["last_assistant_message"] == "The notes are empty."
+        saved = [(r.event, r.call_id) for r in h.records() if isinstance(r, HookRecord)]
+        assert ("SubagentStop", "call_T") in saved
+        h.assert_session_valid()

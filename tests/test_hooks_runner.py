@@ -175,6 +175,16 @@ def test_matchers_match_the_whole_tool_name(tmp_path: Path) -> None:
     assert hook(tmp_path / "h.py", HookEvent.STOP, matcher="x").config.matches(None)
 
 
+def test_a_subagent_stop_matcher_matches_the_agents_name(tmp_path: Path) -> None:
+    from tui_agent.hooks import hook_line
+
+    explore = hook(tmp_path / "h.py", HookEvent.SUBAGENT_STOP, matcher="explore")
+    assert explore.config.matches("explore") and not explore.config.matches("reviewer")
+    assert " · matcher explore · " in hook_line(explore)
+    every = hook(tmp_path / "h.py", HookEvent.SUBAGENT_STOP)
+    assert every.config.matches("reviewer") and " · every agent · " in hook_line(every)
+
+
 def test_config_toml_declares_hooks(tmp_path: Path) -> None:
     text = """
 [[hooks]]

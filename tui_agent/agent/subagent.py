@@ -41,6 +41,7 @@ from ..session.records import SubagentRecord
 from ..session.writer import SYNC_TYPES
 from ..tools.registry import ToolRegistry
 from ..tools.spec import Risk, ToolContext, ToolOutput, ToolSpec
+from .call_hooks import run_hooks
 from .calls import CallRunner
 from .context_keeper import ContextKeeper
 from .events import AgentEvent, LoopEnded, SubagentEvent, TurnCompleted
@@ -125,8 +126,10 @@ class _OriginApprover:
 
 
 class Subagent(Agent):
-    """An Agent whose moments are the conversation's: the person's UserPromptSubmit, Stop and
-    session hooks do not run for it (its calls' PreToolUse and PostToolUse hooks do)."""
+    """An Agent whose moments are the conversation's: the person's UserPromptSubmit (its prompt
+    is the model's, as in Claude Code), Stop, PreCompact and session hooks do not run for it;
+    its calls' PreToolUse and PostToolUse hooks do, and SubagentStop when it answered
+    (``Delegation.run``)."""
 
     async def moment_hooks(
         self, event: HookEvent, fields: dict[str, object], told: list[AgentEvent]
@@ -314,7 +317,32 @@ class Delegation:
             # loop sees this call cancelled (interrupted) and waits for the person.
             self.parent.cancel()
             raise asyncio.CancelledError
+        if ended is not None and ended.outcome == "complete":
+            await self._stopped(definition.name, answer, ctx)
         return task_result(definition.name, answer, ended)
+
+    async def _stopped(self, agent: str, answer: str, ctx: ToolContext) -> None:
+        """The person's SubagentStop hooks, once the subagent answered (Claude Code's moment:
+        not after an Esc or a failure); told on the task's card, saved with its call, and
+        never blocking: the task's result is the subagent's answer."""
+        assert self.parent is not None
+        calls = self.parent.calls
+        fields = {
+            "stop_hook_active": False,
+            "call_id": ctx.call_id,
+            "agent_type": agent,
+            "last_assistant_message": answer,
+        }
+        await run_hooks(
+            calls.hooks,
+            calls.context,
+            self.parent.recorder,
+            ctx.report if ctx.report is not None else (lambda _event: None),
+            HookEvent.SUBAGENT_STOP,
+            fields,
+            tool_name=agent,
+            call_id=ctx.call_id,
+        )
 
 
 def task_result(agent: str, answer: str, ended: LoopEnded | None) -> ToolOutput:

@@ -1,6 +1,6 @@
 """Hooks: the person's own commands at the agent's moments (before and after a tool call, a
-submitted message, a stop, a compaction, the session's start and end, a notification), run in
-the command sandbox by default and answered as Claude Code's hooks answer.
+submitted message, a stop, a subagent's answer, a compaction, the session's start and end, a
+notification), run in the command sandbox by default and answered as Claude Code's hooks answer.
 
 Floor: beside mcp/ and prompting/ (it runs programs the way tools/ does); config/ models its
 tables from ``config.py``, the agent loop runs them. No Textual.

@@ -27,19 +27,23 @@ class HookEvent(StrEnum):
     POST_TOOL_USE = "PostToolUse"
     USER_PROMPT_SUBMIT = "UserPromptSubmit"
     STOP = "Stop"
+    SUBAGENT_STOP = "SubagentStop"
     PRE_COMPACT = "PreCompact"
     SESSION_START = "SessionStart"
     SESSION_END = "SessionEnd"
     NOTIFICATION = "Notification"
 
 
-# The events a matcher applies to (the others have no tool to match).
+# The events a matcher applies to, and what it matches: the tool's name, the subagent's agent
+# name (the others have nothing to match).
 TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE})
+MATCHED_EVENTS = TOOL_EVENTS | {HookEvent.SUBAGENT_STOP}
 
 
 class HookConfig(BaseModel):
     """One ``[[hooks]]`` table. ``command`` is an argv (no shell); ``matcher`` a regular
-    expression the whole tool name must match (absent, ``""`` or ``"*"``: every tool)."""
+    expression the whole tool name (SubagentStop: the agent's name) must match (absent, ``""``
+    or ``"*"``: every one)."""
 
     model_config = _STRICT
 
@@ -82,8 +86,9 @@ class HookConfig(BaseModel):
         return self.name or PurePath(self.command[0]).name or self.command[0]
 
     def matches(self, tool_name: str | None) -> bool:
-        """True when the hook applies to a call of ``tool_name`` (None: an event without one)."""
-        if self.event not in TOOL_EVENTS or self.matcher in (None, "", "*"):
+        """True when the hook applies to a call of ``tool_name`` (SubagentStop: to a subagent
+        of that agent; None: an event without one)."""
+        if self.event not in MATCHED_EVENTS or self.matcher in (None, "", "*"):
             return True
         assert self.matcher is not None
         return tool_name is not None and re.fullmatch(self.matcher, tool_name) is not None

@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Sequence
 
 from ..text.sanitize import visible_line
-from .config import TOOL_EVENTS
+from .config import MATCHED_EVENTS, TOOL_EVENTS
 from .runner import DeclaredHook
 
 
@@ -15,8 +15,9 @@ def hook_line(hook: DeclaredHook) -> str:
     """One line for one hook (every part made visible: it came from a file)."""
     config = hook.config
     parts = [f"{config.event} {config.label}"]
-    if config.event in TOOL_EVENTS:
-        parts.append(f"matcher {config.matcher}" if config.matcher else "every tool")
+    if config.event in MATCHED_EVENTS:
+        every = "every tool" if config.event in TOOL_EVENTS else "every agent"
+        parts.append(f"matcher {config.matcher}" if config.matcher else every)
     parts.append(shlex.join(config.command))
     parts.append(f"timeout {config.timeout:g} s")
     parts.append("UNCONFINED" if config.unconfined else "sandboxed")
