@@ -182,7 +182,7 @@ async def test_a_large_photo_is_prepared_off_the_loop_and_the_message_waits_for_
     _photo(photo)
     gate = _gated(monkeypatch)
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
-        server.script(answer(PROTOCOL, "A gradient."))
+        server.script(answer(PROTOCOL, "A gradient."), answer(PROTOCOL, "Green and purple."))
         async with running(server, env) as (app, pilot):
             app.query_one(PromptInput).focus()
             app.post_message(events.Paste(str(photo)))
@@ -197,10 +197,14 @@ async def test_a_large_photo_is_prepared_off_the_loop_and_the_message_waits_for_
             assert "sent once photo.jpg is prepared" in _toasts(app)
             assert server.requests == []  # never without its image
             assert "(preparing…)" in _chip_text(app)
+            await send(pilot, "and the colours?")  # queued after the held message
+            assert app.queue.items == ["and the colours?"]
             gate.set()
-            await wait_for(pilot, lambda: len(server.requests) == 1, "the request")
+            await wait_for(pilot, lambda: len(server.requests) == 2, "both requests")
             await wait_idle_agent(pilot)
             await wait_text(pilot, "A gradient.")
+            await wait_text(pilot, "Green and purple.")
+            assert server.requests[1].json["messages"][-1]["content"] == "and the colours?"
             content = server.requests[0].json["messages"][-1]["content"]
             assert content[0]["text"] == "what is it?"
             assert (
