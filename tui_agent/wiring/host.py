@@ -17,7 +17,6 @@ from ..agent.call_checkpoints import call_checkpoints
 from ..agent.call_hooks import hook_summary
 from ..agent.calls import hook_context
 from ..agent.events import AgentEvent, HookFinished, Notice
-from ..agent.history import messages_from_records
 from ..agent.loop import Agent
 from ..agent.mcp_tools import start_mcp
 from ..agent.window_discovery import discover_window
@@ -32,28 +31,17 @@ from ..config import (
     resolve_profile,
     resolve_workspace,
 )
-from ..config.model import DEMO_PROFILE
 from ..config.resolve import AD_HOC_PROFILE
 from ..config.secrets import key_values, workspace_variable_policy
-from ..context.resume import ResumedContext, resumed_context
-from ..context.summary import detached
 from ..conversation import Message
 from ..hooks import HookEvent
 from ..logs import add_log_secret
 from ..prompting.skills import SkillBook, config_skills
-from ..providers import tokens_used
-from ..session import LoadedSession, Redactor, SessionStore, SessionWriter
-from ..session.errors import SessionError
-from ..session.paths import demo_workspace_dir, protected_dirs, sessions_dir
-from ..session.records import (
-    AssistantRecord,
-    CompactionRecord,
-    NoteRecord,
-    SubagentRecord,
-    UserRecord,
-)
-from ..session.summary import read_header
+from ..session import Redactor, SessionStore, SessionWriter
+from ..session.paths import protected_dirs, sessions_dir
+from ..session.records import CompactionRecord, NoteRecord, SubagentRecord
 from .host_options import HostOptions
+from .resumed_session import Resumed, as_recorded, resumed_records
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
 from .subagents import offer_agents, session_delegation, subagent_turns
 from .workspace_content import (
@@ -269,7 +257,7 @@ async def open_host(
     config = load_config()
     start_daily_prune(config.settings.checkpoint_keep_days)  # a thread: never waited for
     notices: list[Notice] = []
-    options = _as_recorded(config, options, notices)
+    options = as_recorded(config, options, notices)
     profile = resolve_profile(
         config,
         profile=options.profile,
@@ -294,12 +282,7 @@ async def open_host(
         notices.insert(0, Notice(DEMO_NOTICE))
     redactor = Redactor(secrets)
     store = SessionStore(sessions_dir(), redactor)
-    history: list[Message] = []
-    tokens = 0
-    turns: list[AssistantRecord] = []  # a resumed session's complete turns (their cost counts)
-    resumed = ResumedContext()
-    compactions: list[CompactionRecord] = []
-    subagents: list[SubagentRecord] = []
+    was = Resumed()  # what a resumed session's records bring back
     resume = options.resume
     if options.continue_last and resume is None:
         resume = store.latest_for_workspace(str(workspace))
@@ -310,17 +293,7 @@ async def open_host(
             if demo is not None:
                 await demo.stop()
             raise
-        history, repairs = messages_from_records(loaded.records)
-        turns = [r for r in loaded.records if isinstance(r, AssistantRecord)]
-        tokens = sum(tokens_used(r.protocol, r.usage) for r in turns)
-        resumed = resumed_context(loaded.records, history)
-        compactions = [r for r in loaded.records if isinstance(r, CompactionRecord)]
-        subagents = [r for r in loaded.records if isinstance(r, SubagentRecord)]
-        for record in repairs:
-            writer.append(record, sync=True)
-        notices += [Notice(f"session file: {p}", "warning") for p in loaded.problems]
-        notices += resume_notices(loaded)
-        notices.append(Notice(f"continuing in {workspace} with {_model_line(profile)}"))
+        was = resumed_records(loaded, writer, workspace, profile, notices)
     else:
         writer = store.create(
             profile=profile.name,
@@ -368,18 +341,18 @@ async def open_host(
         approver=approver,
         policy=policy,
         writer=writer,
-        history=detached(history[resumed.replaced :]) if resumed.summary else history,
+        history=was.kept(),
         system=prompt.text,
         config_path=default_config_path(),
-        resumed=resumed,
+        resumed=was.context,
         retry_on_overflow=retry_on_overflow,
         skills=skills,
         delegation=delegation,
     )
     # The session's cost so far, its subagents' turns too: the status line and max_cost go on.
-    for turn in [*turns, *subagent_turns(subagents)]:
+    for turn in [*was.turns, *subagent_turns(was.subagents)]:
         agent.cost.add(turn.protocol, turn.model, turn.usage)
-    for done in compactions:  # and its compactions' summary requests
+    for done in was.compactions:  # and its compactions' summary requests
         agent.cost.add(done.protocol, done.model, done.usage, compaction=True)
     server_models: dict[tuple[str, str], tuple[str, ...]] = {}
     window_task = discover_window(agent, profile, client, server_models)
@@ -409,15 +382,15 @@ async def open_host(
         client=client,
         writer=writer,
         notices=notices,
-        history=history,
+        history=was.history,
         demo=demo,
         redactor=redactor,
         store=store,
         created=resume is None,
-        tokens=tokens,
+        tokens=was.tokens,
         mcp=mcp,
-        compactions=compactions,
-        subagents=subagents,
+        compactions=was.compactions,
+        subagents=was.subagents,
         window_task=window_task,
         server_models=server_models,
         content=content,
@@ -456,65 +429,6 @@ def _skill_book(
     return book
 
 
-def _model_line(profile: ResolvedProfile) -> str:
-    if profile.is_demo:
-        return "the offline demo model"
-    shown = "" if profile.name == AD_HOC_PROFILE else f" (profile {profile.name})"
-    return f"{profile.model}{shown}"
-
-
-_PROVIDER_FLAGS = ("profile", "protocol", "model", "base_url", "api_key_env")
-
-
-def _as_recorded(config: Config, options: HostOptions, notices: list[Notice]) -> HostOptions:
-    """A resumed session goes on in its own workspace, with its own profile and model, unless
-    the command line names others (a provider flag names a profile of its own, so all of the
-    recorded ones give way to any of them)."""
-    if options.resume is None:
-        return options
-    try:
-        path = SessionStore(sessions_dir()).resolve(options.resume)
-    except SessionError:
-        return options  # opening it says why, as before
-    header = read_header(path)
-    if header is None:
-        return options
-    changes: dict[str, Any] = {}
-    if header.profile and all(getattr(options, flag) is None for flag in _PROVIDER_FLAGS):
-        if header.profile == AD_HOC_PROFILE:
-            changes.update(
-                protocol=header.protocol or None,
-                model=header.model or None,
-                base_url=header.base_url,
-                api_key_env=header.api_key_env,
-            )
-        elif header.profile == DEMO_PROFILE:
-            changes["profile"] = DEMO_PROFILE
-        elif header.profile in config.profiles:
-            changes["profile"] = header.profile
-            if header.model and header.model != config.profiles[header.profile].model:
-                changes["model"] = header.model
-        else:
-            notices.append(
-                Notice(
-                    f"the session's profile {header.profile!r} is no longer in config.toml: "
-                    "it continues with the default profile",
-                    "warning",
-                )
-            )
-    recorded = header.workspace
-    if options.workspace is None and recorded:
-        demo_folder = str(demo_workspace_dir().resolve())
-        if Path(recorded).is_dir():
-            if recorded != demo_folder:  # the demo's own folder is found as the demo finds it
-                changes["workspace"] = recorded
-        else:
-            notices.append(
-                Notice(f"the session's workspace {recorded} is gone: it continues here", "warning")
-            )
-    return dataclasses.replace(options, **changes) if changes else options
-
-
 def _workspace(
     config: Config, options: HostOptions, profile: ResolvedProfile, notices: list[Notice]
 ) -> tuple[Path, tuple[Path, ...]]:
@@ -537,15 +451,3 @@ def _workspace(
         return workspace, ()
     notices.append(Notice(demo_workspace_notice(folder)))
     return folder, (folder,)
-
-
-def resume_notices(loaded: LoadedSession) -> list[Notice]:
-    """What a resumed session says first: which one it is, and where a fork came from."""
-    messages = sum(isinstance(r, UserRecord | AssistantRecord) for r in loaded.records)
-    shown = [Notice(f"resumed session {loaded.id}: {loaded.title} ({messages} messages)")]
-    shown += [
-        Notice(record.text)
-        for record in loaded.records
-        if isinstance(record, NoteRecord) and record.kind == "fork"
-    ]
-    return shown
