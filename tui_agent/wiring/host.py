@@ -29,7 +29,6 @@ from ..config import (
     default_config_path,
     load_config,
     resolve_profile,
-    resolve_workspace,
 )
 from ..config.resolve import AD_HOC_PROFILE
 from ..config.secrets import key_values, workspace_variable_policy
@@ -44,6 +43,7 @@ from .host_options import HostOptions
 from .resumed_session import Resumed, as_recorded, resumed_records
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
 from .subagents import offer_agents, session_delegation, subagent_turns
+from .workspace_choice import host_workspace
 from .workspace_content import (
     Instructions,
     WorkspaceContent,
@@ -268,7 +268,7 @@ async def open_host(
     )
     if options.effort:
         profile = dataclasses.replace(profile, effort=options.effort)
-    workspace, unprotected = _workspace(config, options, profile, notices)
+    workspace, unprotected = host_workspace(config, options, profile, notices)
     secrets = [key for key in (profile.api_key, *key_values(config)) if key]
     for secret in secrets:
         add_log_secret(secret)
@@ -427,27 +427,3 @@ def _skill_book(
     if content.skills and (trust_workspace or content.trusted("skills")):
         book.add(content.skills)
     return book
-
-
-def _workspace(
-    config: Config, options: HostOptions, profile: ResolvedProfile, notices: list[Notice]
-) -> tuple[Path, tuple[Path, ...]]:
-    """The workspace, and the folders inside the app's own that tools may use (the demo's).
-
-    The demo model with no workspace named (--workspace, [settings] workspace) works in its
-    own folder with sample files (demo/workspace.py), and says where."""
-    named = options.workspace is not None or config.settings.workspace is not None
-    if not profile.is_demo or named:
-        return resolve_workspace(config, options.workspace), ()
-    from ..demo.workspace import demo_workspace_notice, open_demo_workspace
-
-    try:
-        folder = open_demo_workspace()
-    except OSError as exc:
-        workspace = resolve_workspace(config)
-        why = exc.strerror or str(exc)
-        note = f"the demo's own folder cannot be made ({why}): it works in {workspace}"
-        notices.append(Notice(note, "warning"))
-        return workspace, ()
-    notices.append(Notice(demo_workspace_notice(folder)))
-    return folder, (folder,)
