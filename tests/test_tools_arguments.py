@@ -119,7 +119,7 @@ def test_unknown_tool_lists_the_available_ones() -> None:
     error = invalid(REGISTRY, "delete_everything", "{}")
     assert error == (
         "unknown tool 'delete_everything'; available tools: read_file, list_dir, search_text, "
-        "write_file, edit_file, run_command"
+        "write_file, edit_file, run_command, job_output, stop_job, web_fetch"
     )
 
 

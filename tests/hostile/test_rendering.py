@@ -97,6 +97,13 @@ def is_expanded(card: ToolCallCard) -> Callable[[], bool]:
     return lambda: card.model.expanded
 
 
+def output_in_view(app: App[None], card: ToolCallCard) -> Callable[[], bool]:
+    """The opened output's top is on screen, inside the transcript (not under the status bar:
+    opened at the end, a long output pushed its own start out of view)."""
+    view = app.query_one(Transcript).region
+    return lambda: view.y <= card.query_one(RichLog).region.y < view.bottom
+
+
 # -- model text and reasoning ------------------------------------------------------------------
 
 
@@ -201,6 +208,7 @@ async def test_tool_names_arguments_file_names_and_output(env: AppEnv) -> None:
                 await pilot.pause()  # of the cards above may have pushed it down
                 await pilot.click(card.query_one(ResultSummary))
                 await wait_for(pilot, is_expanded(card), "the output to open")
+                await wait_for(pilot, output_in_view(app, card), "the output's top in view")
                 assert missing(region_text(app, card.query_one(RichLog)), want) == [], call_id
                 if call_id == "call_N":
                     await assert_clicks_do_nothing(pilot, card.query_one(RichLog), ("QUITNOW",))

@@ -148,6 +148,7 @@ class ToolResultView(Vertical):
         super().__init__()
         self.model = model
         self._filled = False
+        self._reveal = False  # opened by the person: show its top once it has its size
 
     @property
     def expanded(self) -> bool:
@@ -163,6 +164,11 @@ class ToolResultView(Vertical):
         yield RichLog(wrap=True, highlight=False, markup=False, auto_scroll=False, min_width=20)
         yield Static(classes="note")
 
+    def on_resize(self) -> None:
+        if self._reveal and self.model.expanded:
+            self._reveal = False
+            self.scroll_visible(animate=False, immediate=True)
+
     def on_mount(self) -> None:
         if self.model.expanded:
             self._fill()
@@ -173,6 +179,10 @@ class ToolResultView(Vertical):
         self.model.expanded = not self.model.expanded
         if self.model.expanded:
             self._fill()
+            # Opened at the end of a transcript that follows its end, a long output pushed its
+            # own start, and the line just clicked, up out of view: once it has its new size,
+            # its top is shown instead (as much of it as fits), which stops the following.
+            self._reveal = True
         self.set_class(self.model.expanded, "-expanded")
         self.query_one(ResultSummary).refresh()
 
