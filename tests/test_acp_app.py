@@ -78,7 +78,7 @@ async def test_esc_mid_stream_cancels_the_agents_prompt(env: AppEnv) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.acp is not None, "the agent to start")
         await send(pilot, "stream")
-        await wait_text(pilot, "plan:")
+        await wait_text(pilot, "Plan  0/2 done")
         await wait_text(pilot, "3 ")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy, "the cancelled prompt to end")
@@ -134,3 +134,30 @@ async def test_t_on_the_prompt_answers_the_agents_allow_always_option(env: AppEn
         await pilot.press("t")
         await wait_text(pilot, "Wrote t.txt (allowed always).")
     assert (env.workspace / "t.txt").read_text() == "kept"
+
+
+async def test_the_agents_plan_is_one_block_updated_in_place(env: AppEnv) -> None:
+    from tui_agent.ui.widgets.plan_block import PlanBlock
+
+    app = _app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.acp is not None, "the agent to start")
+        await send(pilot, "plan")
+        await wait_for(pilot, lambda: not app.busy, "the prompt to end")
+        await wait_text(pilot, "Changing.")
+        blocks = list(app.query(PlanBlock))
+        assert len(blocks) == 1  # the second plan replaced the first, in the same block
+        block = blocks[0]
+        assert [(e.status, e.priority) for e in block.entries] == [
+            ("completed", "high"),
+            ("in_progress", "medium"),
+            ("pending", "low"),
+        ]
+        assert block.settled  # the prompt ended: the transcript may let it go
+        text = screen_text(app)
+        assert "Plan  1/3 done" in text
+        assert "✓ read the code  high" in text
+        assert "▸ change it" in text
+        # the agent's words: markup not parsed, the control character shown escaped
+        assert "○ [bold]not markup[/bold]\\x1b[31m  low" in text
+        assert "\x1b" not in text and "plan:" not in text

@@ -24,6 +24,7 @@ from tui_agent.acp_client.session import AcpSession
 from tui_agent.agent.events import (
     CallDecided,
     LoopEnded,
+    PlanUpdated,
     ToolFinished,
     TurnCompleted,
     TurnTruncated,
@@ -253,7 +254,12 @@ async def test_esc_mid_stream_sends_cancel_and_keeps_no_assistant_turn(tmp_path:
     assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
     kinds = [r.type for r in writer.records]
     assert "assistant" not in kinds and "truncated" in kinds
-    assert any(e for e in events if getattr(e, "text", "").startswith("plan:"))
+    plans = [e for e in events if isinstance(e, PlanUpdated)]  # a Notice, its text the plan
+    assert [e.text.splitlines()[0] for e in plans] == ["plan:"]
+    assert [(e.content, e.status) for e in plans[0].entries] == [
+        ("count", "in_progress"),
+        ("stop", "pending"),
+    ]
 
 
 async def test_esc_while_the_question_waits_answers_it_cancelled(tmp_path: Path) -> None:

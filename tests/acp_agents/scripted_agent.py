@@ -9,6 +9,8 @@ Prompts:
 - ``run COMMAND``: a tool call of kind execute, its permission asked; allowed, COMMAND runs in a
   terminal of the client (``terminal/create``, ``wait_for_exit``, ``output``, ``release``).
 - ``stream``: thinks, says a plan, then streams text slowly until cancelled.
+- ``plan``: a plan of three entries (one with markup and a control character in it), then the
+  same plan with the first completed and the second in progress, each after some text.
 - anything else: a thought, then the prompt's text back, then ``end_turn``.
 
 Run as ``python scripted_agent.py``; ``--no-load`` leaves the loadSession capability out. With
@@ -115,6 +117,8 @@ class ScriptedAgent(Agent):
             return await self._run(session_id, text.removeprefix("run "))
         if text == "stream":
             return await self._stream(session_id)
+        if text == "plan":
+            return await self._plan(session_id)
         await self._conn.session_update(session_id, update_agent_thought(text_block("thinking")))
         await self._say(session_id, f"you said: {text}")
         return PromptResponse(stop_reason="end_turn")
@@ -207,6 +211,25 @@ class ScriptedAgent(Agent):
                 return PromptResponse(stop_reason="cancelled")
             await self._say(session_id, f"{number} ")
             await asyncio.sleep(0.02)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _plan(self, session_id: str) -> PromptResponse:
+        odd = "[bold]not markup[/bold]\x1b[31m"
+        await self._say(session_id, "Planning. ")
+        first = [
+            plan_entry("read the code", priority="high"),
+            plan_entry("change it"),
+            plan_entry(odd, priority="low"),
+        ]
+        await self._conn.session_update(session_id, update_plan(first))
+        await self._say(session_id, "Reading. ")
+        second = [
+            plan_entry("read the code", priority="high", status="completed"),
+            plan_entry("change it", status="in_progress"),
+            plan_entry(odd, priority="low"),
+        ]
+        await self._conn.session_update(session_id, update_plan(second))
+        await self._say(session_id, "Changing.")
         return PromptResponse(stop_reason="end_turn")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

@@ -26,6 +26,8 @@ from ..agent.events import (
     CallDecided,
     LoopEnded,
     Notice,
+    PlanEntry,
+    PlanUpdated,
     ToolFinished,
     ToolStarted,
     TurnCompleted,
@@ -171,6 +173,20 @@ def text_of(update: dict[str, Any]) -> str:
     return ""
 
 
+def plan_of(update: dict[str, Any]) -> PlanUpdated:
+    """The agent's plan update as an event: its entries, and their text for a notice."""
+    entries = tuple(
+        PlanEntry(
+            str(entry.get("content", "")),
+            str(entry.get("status", "pending")),
+            str(entry.get("priority", "medium")),
+        )
+        for entry in update.get("entries") or []
+        if isinstance(entry, dict)
+    )
+    return PlanUpdated(plan_text(update), entries=entries)
+
+
 def plan_text(update: dict[str, Any]) -> str:
     """The agent's plan as lines: a mark for each entry's status, then the entry."""
     marks = {"completed": "[x]", "in_progress": "[>]"}
@@ -249,7 +265,7 @@ class PromptTurn:
                 known.merge(update)
                 self._progress(known)
         elif kind == "plan":
-            self.emit(Notice(plan_text(update)))
+            self.emit(plan_of(update))
         elif kind == "available_commands_update":
             commands = update.get("availableCommands")
             if isinstance(commands, list):

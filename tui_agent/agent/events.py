@@ -102,6 +102,25 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class PlanEntry:
+    """One entry of an agent's plan: ``status`` pending, in_progress or completed; ``priority``
+    high, medium or low (as the agent said: untrusted, shown sanitized)."""
+
+    content: str
+    status: str = "pending"
+    priority: str = "medium"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUpdated(Notice):
+    """An ACP agent's plan, whole (each update replaces the one before). A Notice whose text
+    is the plan as lines, for what shows it as text (``tui-agent run``); the app shows the
+    entries as a plan block that updates in place."""
+
+    entries: tuple[PlanEntry, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class LoopEnded:
     outcome: Literal["complete", "truncated", "cancelled", "max_steps", "max_cost"]
     message: str = ""
@@ -134,6 +153,7 @@ AgentEvent = (
     | ToolFinished
     | HookFinished
     | Notice
+    | PlanUpdated
     | LoopEnded
     | ContextUpdate
     | CompactionStarted
@@ -160,6 +180,7 @@ _TYPE_NAMES: dict[type, str] = {
     ToolFinished: "tool_finished",
     HookFinished: "hook_finished",
     Notice: "notice",
+    PlanUpdated: "notice",  # as it was before the app showed plans apart: its text
     LoopEnded: "loop_ended",
     ContextUpdate: "context",
     CompactionStarted: "compaction_started",
@@ -183,6 +204,9 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
             out["cost"] = event.cost
         if isinstance(event, TurnTruncated):
             out["message"] = event.message
+        return out
+    if isinstance(event, PlanUpdated):
+        out.update(text=event.text, level=event.level)
         return out
     out.update(dataclasses.asdict(event))
     if isinstance(event, ToolFinished):  # an image as what it is, never its bytes

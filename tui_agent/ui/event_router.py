@@ -20,6 +20,7 @@ from ..agent.events import (
     HookFinished,
     LoopEnded,
     Notice,
+    PlanUpdated,
     SubagentEvent,
     ToolFinished,
     ToolStarted,
@@ -53,6 +54,7 @@ from .widgets.transcript import Transcript
 if TYPE_CHECKING:
     from ..wiring.host import SessionHost
     from .router_app import RouterApp
+    from .widgets.plan_block import PlanBlock
 
 COMPACT_KEY = "F8"  # the actions' table: compact, then send again
 FLUSH_INTERVAL_S = 1 / 30
@@ -97,6 +99,7 @@ class EventRouter:
         self.stopping = False
         self._answer: Any = None
         self._reasoning: Any = None
+        self._plan: PlanBlock | None = None
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
         self._last_flush = 0.0
@@ -231,6 +234,8 @@ class EventRouter:
                 self._subagent(event)
             case ResultsCut():
                 self.transcript.add_notice(event.text(), "warning")
+            case PlanUpdated():  # a Notice too: before it
+                self._show_plan(event)
             case Notice():
                 self.transcript.add_notice(event.text, event.level)
             case LoopEnded():
@@ -333,8 +338,18 @@ class EventRouter:
         if pending:
             self.transcript.add_notice(f"pending calls not run: {pending}", "warning")
 
+    def _show_plan(self, event: PlanUpdated) -> None:
+        """The agent's plan: one block a prompt, each newer plan shown in it."""
+        if self._plan is None:
+            self._plan = self.transcript.add_plan(event.entries)
+        else:
+            self._plan.show(event.entries)
+
     def _loop_ended(self, event: LoopEnded) -> None:
         self.status.connection = "ready"
+        if self._plan is not None:
+            self._plan.settle()
+            self._plan = None
         agent = self.app.host.agent if self.app.host is not None else None
         if event.outcome == "truncated":
             self.transcript.add_notice("press Ctrl+R to send the message again", "info")

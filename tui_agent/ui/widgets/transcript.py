@@ -14,6 +14,7 @@ mounted once, and only those inside the window.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from textual import events
@@ -31,7 +32,9 @@ from .user_message import UserSnapshot
 if TYPE_CHECKING:  # imported when first used: markdown-it and pygments are not first-screen
     from textual.layout import DockArrangeResult
 
+    from ...agent.events import PlanEntry
     from .assistant_message import AssistantMessage
+    from .plan_block import PlanBlock
     from .reasoning_block import ReasoningBlock
 
 WINDOW = 50
@@ -129,6 +132,12 @@ class Transcript(VerticalScroll):
     def add_notice(self, text: str, level: str = "info") -> None:
         """A one-line notice: level is info, warning or error."""
         self._add(_Entry(snapshot=NoticeSnapshot(text, level)))
+
+    def add_plan(self, entries: Sequence[PlanEntry]) -> PlanBlock:
+        """An agent's plan, live: ``show`` a newer one in it, ``settle`` it when no more come."""
+        from .plan_block import PlanBlock
+
+        return cast(PlanBlock, self._add(_Entry(PlanBlock(entries))))
 
     def add_server_tool(self, name: str, detail: str) -> None:
         """A card for a tool the provider ran itself (nothing ran here)."""
