@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 from pathlib import Path
 
 from textual.binding import Binding
@@ -51,6 +52,29 @@ def _calls_to(name: str) -> list[str]:
     return found
 
 
+# A feature module may declare its rows (module-level names); the table lists every one.
+_ROWS_ELSEWHERE = {
+    "session_actions.py": ("MODEL", "EFFORT", "PROFILE", "SANDBOX", "NETWORK", "MCP_RESTART"),
+    "jobs_view.py": ("JOBS",),
+    "cost_view.py": ("COST",),
+}
+
+
+def _rows_of(module: str) -> list[object]:
+    """The rows ``module`` declares, each a module-level ``NAME = Action(...)``."""
+    found = []
+    tree = ast.parse((UI / module).read_text(encoding="utf-8"))
+    loaded = importlib.import_module(f"tui_agent.ui.{module.removesuffix('.py')}")
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Name) and func.id == "Action":
+                (target,) = node.targets
+                assert isinstance(target, ast.Name) and target.id in _ROWS_ELSEWHERE[module]
+                found.append(getattr(loaded, target.id))
+    return found
+
+
 def test_the_apps_bindings_are_the_tables() -> None:
     own = [b for b in TuiAgentApp.BINDINGS if isinstance(b, Binding)]
     assert own == key_bindings() and len(own) == len(TuiAgentApp.BINDINGS)
@@ -60,16 +84,20 @@ def test_the_apps_bindings_are_the_tables() -> None:
 
 
 def test_nothing_outside_the_table_declares_an_action() -> None:
-    """A palette entry, a slash command or an action built anywhere else in ui/ fails here."""
+    """A palette entry or a slash command built anywhere else in ui/ fails here, and so does an
+    action the table does not list."""
     assert all(where.startswith("actions.py:") for where in _calls_to("SystemCommand")), _calls_to(
         "SystemCommand"
     )
     assert all(where.startswith("actions.py:") for where in _calls_to("SlashCommand")), _calls_to(
         "SlashCommand"
     )
-    assert all(where.startswith("actions.py:") for where in _calls_to("Action")), _calls_to(
-        "Action"
-    )
+    rows = [where for where in _calls_to("Action") if not where.startswith("actions.py:")]
+    assert {where.partition(":")[0] for where in rows} == set(_ROWS_ELSEWHERE), rows
+    for module, names in _ROWS_ELSEWHERE.items():
+        assert all(row in ACTIONS for row in _rows_of(module)), module  # the table lists each
+        assert len(_rows_of(module)) == len(names), module
+        assert sum(where.startswith(f"{module}:") for where in rows) == len(names), rows
     app_source = (UI / "app.py").read_text(encoding="utf-8")
     assert "Binding(" not in app_source
     methods = {

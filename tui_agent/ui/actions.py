@@ -4,7 +4,9 @@ slash commands and /help are built.
 Each row (``Action``) is one thing a person can do, declared once: its name (``/name`` in the
 message box), the line /help shows, what it does (``action_runners.py``), its key, its palette
 entries, how its arguments look and complete, and whether it waits for the session to open or
-for the agent to be idle. That is checked here, once (``perform``), with one notice.
+for the agent to be idle. That is checked here, once (``perform``), with one notice. A feature
+module may declare its own rows (``session_actions.py``: the session's settings; ``jobs_view.py``,
+``cost_view.py``); the table lists every row, in its order.
 
 What the palette offers besides the table is Textual's own (theme, quit, keys, maximize,
 screenshot; ``TEXTUAL_OWN``). The slash list adds the prompt templates (``slash_commands.py``).
@@ -24,22 +26,12 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 
 from . import action_runners as run
-from . import cost_view, jobs_view, palette_of_session
+from . import cost_view, jobs_view, session_actions
 from .approval_mode import MODES
 from .shell import Action, Entry, Key, Shell
 from .slash_commands import SlashCommand, Suggestion, templates_of
 from .slash_commands import run_slash as _run_slash
 from .slash_commands import suggestions as _suggestions
-
-STILL_OPENING = "the session is still opening: try again in a moment"
-
-
-def _session_open(app: Shell) -> bool:
-    return app.host is not None
-
-
-def _has_mcp(app: Shell) -> bool:
-    return app.host is not None and app.host.mcp is not None
 
 
 def _paste_image(app: Shell, arguments: str) -> None:
@@ -190,8 +182,8 @@ ACTIONS: tuple[Action, ...] = (
         ),
         while_busy=False,
         needs_session=True,
-        offered=_session_open,
-        unavailable=STILL_OPENING,
+        offered=session_actions.session_open,
+        unavailable=session_actions.STILL_OPENING,
     ),
     Action(
         "editor",
@@ -214,35 +206,9 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # Without a key.
     Action("help", "list the slash commands", _help),
-    Action(
-        "model",
-        "use another model from the next turn",
-        run.model,
-        palette=(Entry("Model: choose", "Use another model of this profile from the next turn"),),
-        entries=palette_of_session.model_entries,
-        usage="[MODEL]",
-        complete=run.models,
-        needs_session=True,
-    ),
-    Action(
-        "effort",
-        "the reasoning effort asked of the model from the next turn: low, medium, high",
-        run.effort,
-        entries=palette_of_session.effort_entries,
-        usage="[LEVEL]",
-        complete=run.efforts,
-        needs_session=True,
-    ),
-    Action(
-        "profile",
-        "use another profile from the next turn",
-        run.profile,
-        entries=palette_of_session.profile_entries,
-        usage="NAME",
-        complete=run.profiles,
-        while_busy=False,
-        needs_session=True,
-    ),
+    session_actions.MODEL,
+    session_actions.EFFORT,
+    session_actions.PROFILE,
     Action(
         "plan",
         "plan mode on or off: the model may only read, and plans",
@@ -268,13 +234,7 @@ ACTIONS: tuple[Action, ...] = (
         "how full the context window is, its size and where it came from",
         run.context,
     ),
-    Action(
-        "cost",
-        "what this session has cost so far, per model and for its compactions",
-        cost_view.cost,
-        palette=(Entry("Cost", "What this session has cost so far, per model (/cost)"),),
-        needs_session=True,
-    ),
+    cost_view.COST,
     Action(
         "hooks",
         "list your hooks: their moment, matcher, command, sandbox and source",
@@ -311,47 +271,9 @@ ACTIONS: tuple[Action, ...] = (
         needs_session=True,
     ),
     Action("theme", "switch the theme", run.theme, usage="[NAME]", complete=run.themes),
-    Action(
-        "sandbox",
-        "this session's sandbox: workspace-write, read-only, off; alone: what is protected",
-        run.sandbox,
-        entries=palette_of_session.sandbox_entries,
-        palette=(
-            Entry(
-                "Sandbox: what is protected",
-                "Which protections this session's commands get on this machine, and why one is "
-                "missing",
-            ),
-        ),
-        usage="[MODE]",
-        complete=run.sandbox_modes,
-        needs_session=True,
-        offered=_session_open,
-        unavailable=STILL_OPENING,
-    ),
-    Action(
-        "network",
-        "let confined commands reach the network (on) or not (off)",
-        run.network,
-        entries=palette_of_session.network_entries,
-        usage="[on|off]",
-        complete=run.network_choices,
-        needs_session=True,
-        offered=_session_open,
-        unavailable=STILL_OPENING,
-    ),
-    Action(
-        "mcp-restart",
-        "stop and start every MCP server, or the one named",
-        run.mcp_restart,
-        entries=palette_of_session.mcp_entries,
-        usage="[NAME]",
-        complete=run.mcp_servers,
-        needs_session=True,
-        offered=_has_mcp,
-        unavailable="this session has no MCP servers (config.toml's [mcp_servers], or a "
-        "trusted .mcp.json)",
-    ),
+    session_actions.SANDBOX,
+    session_actions.NETWORK,
+    session_actions.MCP_RESTART,
     Action(
         "skills",
         "list the skills the model may load, and where each comes from",
@@ -370,17 +292,7 @@ ACTIONS: tuple[Action, ...] = (
         ),
         needs_session=True,
     ),
-    Action(
-        "jobs",
-        "the background commands: state, command and output; /jobs stop N stops one",
-        jobs_view.jobs,
-        Key("f9", "Jobs", show=False),
-        palette=(Entry("Background jobs", "The background commands and their output (/jobs)"),),
-        entries=jobs_view.job_entries,
-        usage="[stop N]",
-        complete=jobs_view.job_choices,
-        needs_session=True,
-    ),
+    jobs_view.JOBS,
     Action(
         "trust-templates",
         "show this workspace's prompt templates and trust them",

@@ -1,12 +1,13 @@
 """Background jobs in the app: /jobs (and F9, and the palette) opens their list; ``/jobs stop N``
-and the palette's "Jobs: stop N" stop one (the row is in the actions' table, actions.py)."""
+and the palette's "Jobs: stop N" stop one (its row of the actions' table: ``JOBS``, listed in
+actions.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from .shell import Entry, Shell
+from .shell import Action, Entry, Key, Shell
 
 if TYPE_CHECKING:  # the tools load with the session, not with the first screen
     from ..tools.jobs import Job, JobTable
@@ -91,3 +92,17 @@ def job_choices(app: Shell, typed: str) -> Iterable[tuple[str, str]]:
     table = _table(app)
     running = table.running() if table is not None else []
     return [(f"stop {job.id}", f"stop job {job.id}") for job in running]
+
+
+# Its row of the actions' table (actions.py).
+JOBS = Action(
+    "jobs",
+    "the background commands: state, command and output; /jobs stop N stops one",
+    jobs,
+    Key("f9", "Jobs", show=False),
+    palette=(Entry("Background jobs", "The background commands and their output (/jobs)"),),
+    entries=job_entries,
+    usage="[stop N]",
+    complete=job_choices,
+    needs_session=True,
+)
