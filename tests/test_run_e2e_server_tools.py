@@ -39,3 +39,17 @@ def test_run_json_names_the_search(tmp_path: Path) -> None:
     [search] = [event for event in done.events() if event["type"] == "server_tool"]
     assert search["name"] == "google_search"
     assert search["detail"].startswith("notable AI developments last week")
+
+
+def test_run_json_names_the_gemini_grounding(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    body = (FIXTURES / "gemini-grounding" / "gemini25pro-google-search-grounding.sse").read_bytes()
+    with FakeProvider("gemini", api_key=KEY) as server:
+        server.script(Reply(body))
+        done = home.run(server, "weather in San Francisco?", "--json")
+        server.assert_all_consumed()
+    assert done.code == 0, done.stderr
+    [search] = [event for event in done.events() if event["type"] == "server_tool"]
+    assert search["name"] == "google_search"
+    assert search["detail"].startswith("weather in San Francisco today · sources: ")
+    assert "weather.gov" in search["detail"]

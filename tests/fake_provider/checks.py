@@ -95,10 +95,11 @@ def body_problems(protocol: str, request: Request, require_tools: bool) -> list[
 
 
 # The providers' own tools a request may switch on, as each protocol names them.
-_SERVER_TOOLS: dict[str, list[dict[str, str]]] = {
+_SERVER_TOOLS: dict[str, list[dict[str, Any]]] = {
     "anthropic": [{"type": "web_search_20250305", "name": "web_search"}],
     "openai-responses": [{"type": "web_search"}],
     "gemini-interactions": [{"type": "google_search"}],
+    "gemini": [{"google_search": {}}],
 }
 
 
@@ -106,6 +107,11 @@ def _tool_problems(protocol: str, tools: Any) -> list[str]:
     if not isinstance(tools, list) or not tools:
         return ['"tools" must be a non-empty list']
     if protocol == "gemini":
+        odd = [
+            t for t in tools if t not in _SERVER_TOOLS["gemini"] and "functionDeclarations" not in t
+        ]
+        if odd:
+            return [f"tool {json.dumps(odd[0])[:80]} is not a gemini tool"]
         decls = [d for t in tools if isinstance(t, dict) for d in t.get("functionDeclarations", [])]
         if not decls:
             return ['"tools" has no functionDeclarations']

@@ -99,8 +99,8 @@ def resolve_profile(
     check_stateful(chosen_protocol, base.stateful)
     if base.server_tools and not supports_server_tools(chosen_protocol):
         raise ConfigError(
-            f"profile {name!r}: server_tools work with the anthropic, openai-responses and "
-            f"gemini-interactions protocols, not {chosen_protocol}"
+            f"profile {name!r}: server_tools work with the anthropic, openai-responses, "
+            f"gemini and gemini-interactions protocols, not {chosen_protocol}"
         )
 
     chosen_model = model if model is not None else base.model

@@ -11,10 +11,14 @@ the request of the next turn sends its blocks back as the provider made them (An
 | anthropic | `{"type": "web_search_20250305", "name": "web_search"}` |
 | openai-responses | `{"type": "web_search"}` |
 | gemini-interactions | `{"type": "google_search"}` (Google Search grounding) |
+| gemini | `{"google_search": {}}` (Google Search grounding), beside the functionDeclarations |
 
-Chat Completions has none, and generateContent's grounding is not offered (Gemini's search
-grounding is switched on through the Interactions API): a profile of those protocols that asks
-for one is refused by its config.
+Chat Completions has none: a profile of it that asks for one is refused by its config.
+generateContent tells a search only in the candidate's ``groundingMetadata`` (its
+``webSearchQueries`` and the ``groundingChunks`` it used), told once, when the turn ends; a
+request that also declares functions sets ``toolConfig.includeServerSideToolInvocations``, which
+the API requires for the two together (Gemini 3 on the Gemini API; older models and Vertex
+refuse the pair, and the server's message is shown).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ _SHAPES: dict[str, dict[str, Any]] = {
     "anthropic": {"type": "web_search_20250305", "name": "web_search"},
     "openai-responses": {"type": "web_search"},
     "gemini-interactions": {"type": "google_search"},
+    "gemini": {"google_search": {}},
 }
 DETAIL_CHARS = 300
 
@@ -40,6 +45,13 @@ def server_tool_entries(protocol: str, names: tuple[str, ...]) -> list[dict[str,
     if not names or protocol not in _SHAPES:
         return []
     return [dict(_SHAPES[protocol]) for name in names if name == "web_search"]
+
+
+def grounding_detail(queries: list[str], sources: list[str]) -> str:
+    """generateContent's grounding in a line: the queries it searched, then the sources."""
+    asked = "; ".join(queries)
+    found = f"sources: {', '.join(sources)}" if sources else ""
+    return _cut(" · ".join(part for part in (asked, found) if part))
 
 
 def detail(value: Any) -> str:

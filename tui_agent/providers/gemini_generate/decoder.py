@@ -4,7 +4,10 @@ Function calls usually arrive whole, ``args`` as an object. With partialArgs a c
 ``{name, willContinue: true}``, its arguments arrive as (jsonPath, value) pieces, and an empty
 ``{}`` closes it (or nothing does, and the finish reason ends it). Calls are keyed by their
 position in the turn. The first chunk with a ``finishReason`` is the terminal event; STOP is
-used for tool turns too.
+used for tool turns too. A Google Search the server ran (grounding) shows only in the
+candidate's ``groundingMetadata`` (and, beside declared functions, as ``toolCall`` parts): its
+queries and sources are gathered and told once as ``ServerToolUsed`` when the turn ends;
+nothing of it runs here.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from ...stream.events import (
     ReasoningDelta,
+    ServerToolUsed,
     StreamEvent,
     StreamFailure,
     TextDelta,
@@ -25,6 +29,7 @@ from ...stream.events import (
 )
 from ...stream.jsonparse import dumps_compact
 from ..decoding import StreamDecoder, error_message, parse_payload
+from ..server_tools import grounding_detail
 from .partial_args import PartialArgsError, PartialArgsObject
 
 _KNOWN_EVENTS: frozenset[str] = frozenset()
@@ -37,6 +42,8 @@ class GenerateContentDecoder(StreamDecoder):
         self._open_key: int | None = None
         self._open_args: PartialArgsObject | None = None
         self._usage: dict[str, Any] | None = None
+        self._queries: dict[str, None] = {}  # what the server searched, in order
+        self._sources: dict[str, None] = {}  # the pages its answer was grounded on
 
     def decode(self, event: str, data: str) -> list[StreamEvent]:
         # A call's arguments come as an object (or pieces of one): read exactly.
@@ -64,6 +71,7 @@ class GenerateContentDecoder(StreamDecoder):
                         if isinstance(part, dict):
                             self._part(part, out)
                 finish_reason = candidate.get("finishReason")
+                self._grounding(candidate.get("groundingMetadata"))
         else:
             feedback = payload.get("promptFeedback")
             if isinstance(feedback, dict):
@@ -75,8 +83,28 @@ class GenerateContentDecoder(StreamDecoder):
             out.append(UsageReported(usage))
         if isinstance(finish_reason, str) and finish_reason:
             self._close_open_call(out)
+            if self._queries or self._sources:
+                detail = grounding_detail(list(self._queries), list(self._sources))
+                out.append(ServerToolUsed("google_search", detail))
             out.append(TurnEnd(finish_reason))
         return out
+
+    def _grounding(self, metadata: object) -> None:
+        if not isinstance(metadata, dict):
+            return
+        queries = metadata.get("webSearchQueries")
+        for query in queries if isinstance(queries, list) else ():
+            if isinstance(query, str) and query.strip():
+                self._queries[query.strip()] = None
+        chunks = metadata.get("groundingChunks")
+        for chunk in chunks if isinstance(chunks, list) else ():
+            web = chunk.get("web") if isinstance(chunk, dict) else None
+            if not isinstance(web, dict):
+                continue
+            title, uri = web.get("title"), web.get("uri")
+            source = title if isinstance(title, str) and title.strip() else uri
+            if isinstance(source, str) and source.strip():
+                self._sources[source.strip()] = None
 
     def _part(self, part: dict[str, Any], out: list[StreamEvent]) -> None:
         text = part.get("text")
@@ -87,6 +115,13 @@ class GenerateContentDecoder(StreamDecoder):
         call = part.get("functionCall")
         if isinstance(call, dict):
             self._function_call(call, out)
+            return
+        server_call = part.get("toolCall")  # a search the server ran (beside functions)
+        if isinstance(server_call, dict):
+            args = server_call.get("args")
+            self._grounding(
+                {"webSearchQueries": args.get("queries")} if isinstance(args, dict) else None
+            )
 
     def _function_call(self, call: dict[str, Any], out: list[StreamEvent]) -> None:
         name = call.get("name")

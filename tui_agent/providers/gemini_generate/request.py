@@ -1,6 +1,8 @@
 """streamGenerateContent requests. The model's parts go back as sent (thought signatures
 byte-exact); a call streamed as partialArgs goes back whole, with its rebuilt arguments.
-Results are functionResponse parts; an id we made up is never sent."""
+Results are functionResponse parts; an id we made up is never sent. A profile's web search adds
+``{"google_search": {}}`` (providers/server_tools.py); the search's toolCall and toolResponse parts
+go back as the server sent them."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ..request import (
     rebuilt_from_stream,
     sse_payloads,
 )
+from ..server_tools import server_tool_entries
 
 
 def model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
@@ -55,6 +58,8 @@ def _parts_from_stream(message: AssistantMessage) -> list[dict[str, Any]]:
                 parts.append(rebuilt)
             elif part.get("text") or part.get("thoughtSignature"):
                 parts.append(part)
+            elif "toolCall" in part or "toolResponse" in part:
+                parts.append(part)  # a search the server ran: sent back as it came
     return parts
 
 
@@ -125,7 +130,17 @@ def build_request(
                 ]
             }
         ]
+    searches = server_tool_entries("gemini", settings.server_tools)
+    if searches:
+        body["tools"] = [*body.get("tools", []), *searches]  # run at the provider
     body.update(settings.options)
+    if searches and tools:
+        # The API takes a search beside declared functions only with this set (Gemini 3).
+        tool_config = body.get("toolConfig")
+        body["toolConfig"] = {
+            "includeServerSideToolInvocations": True,
+            **(tool_config if isinstance(tool_config, dict) else {}),
+        }
     config = body.get("generationConfig")
     body["generationConfig"] = {
         "maxOutputTokens": settings.max_tokens,
