@@ -95,13 +95,16 @@ def key_now(app: App[Any], key: str) -> None:
     app.post_message(event)
 
 
-async def wait_until_armed(pilot: Pilot[None], prompt: ApprovalPrompt) -> None:
-    """Wait (bounded) for the preview and the arming delay, then for the screen as drawn to
-    hold still (a loaded machine may lay the prompt out once more after it armed); never used
-    to time assertions."""
+async def wait_until_armed(pilot: Pilot[None], prompt: ApprovalPrompt, still: bool = False) -> None:
+    """Wait (bounded) for the preview and the arming delay; for a snapshot (``still``) then for
+    the screen as drawn to hold still (a loaded machine may lay the prompt out once more after
+    it armed); never used to time assertions."""
     for _ in range(400):
         if prompt.armed:
-            await screen_still(pilot)
+            if still:
+                await screen_still(pilot)
+            else:
+                await pilot.pause()
             return
         await pilot.pause(0.02)
     raise AssertionError("the prompt never armed")

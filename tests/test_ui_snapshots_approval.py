@@ -32,7 +32,7 @@ def workspace(tmp_path: Path) -> Path:
 async def _armed(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PromptApp)
-    await wait_until_armed(pilot, app.prompt)
+    await wait_until_armed(pilot, app.prompt, still=True)
 
 
 def _app(workspace: Path, tool: str, arguments: dict[str, Any], **where: int) -> PromptApp:
