@@ -229,6 +229,7 @@ async def test_a_kept_rule_covers_the_rest_of_the_turn_and_the_session(tmp_path:
         h.assert_session_valid()
 
 
+@pytest.mark.heavy
 async def test_kept_command_and_prefix_rules_apply_to_later_turns(tmp_path: Path) -> None:
     protocol = "openai-chat"
 

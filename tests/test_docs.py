@@ -76,6 +76,7 @@ def keys_in_code() -> set[str]:
     return found
 
 
+@pytest.mark.heavy
 def test_every_key_the_docs_name_is_bound_in_the_code() -> None:
     known = keys_in_code()
     missing = {

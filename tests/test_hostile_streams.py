@@ -84,6 +84,7 @@ _values = st.recursive(
 
 @settings(max_examples=500, deadline=None)
 @given(_values)
+@pytest.mark.heavy
 def test_compact_serialization_is_exactly_the_stdlib_one(value: object) -> None:
     from tui_agent.stream.jsonparse import dumps_compact
 

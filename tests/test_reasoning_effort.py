@@ -93,6 +93,7 @@ def test_a_model_that_refuses_effort_is_a_clear_error(home: Home) -> None:
     assert "HTTP 400" in done.stderr and "reasoning_effort" in done.stderr
 
 
+@pytest.mark.heavy
 async def test_effort_in_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env = make_env(tmp_path, monkeypatch)
     with FakeProvider("openai-responses", require_tools=False) as server:

@@ -87,6 +87,7 @@ async def replay_to_the_end(app: ReplayApp, pilot: Any) -> None:
     assert app.player.finished
 
 
+@pytest.mark.heavy
 async def test_a_demo_session_replays_at_speed_0(tmp_path: Path, no_network: list[Any]) -> None:
     path = demo_session(tmp_path)
     before = files(tmp_path / "ws"), files(path.parent)

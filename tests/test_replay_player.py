@@ -47,6 +47,7 @@ async def test_pace_is_the_recorded_one_divided_by_the_speed(
     assert player.describe().startswith("event 4 of 4 · speed ")
 
 
+@pytest.mark.heavy
 async def test_a_real_session_plays_exactly_its_script(tmp_path: Path) -> None:
     for path in (demo_session(tmp_path / "demo"), written_session(tmp_path / "w")):
         loaded = SessionStore(path.parent).load(str(path))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.replay_helpers import FrozenClock, InstantClock
 from tests.test_replay_app import SIZE, files, load, replay_to_the_end, screen
 from tui_agent.agent.events import CallDecided
@@ -106,6 +108,7 @@ async def step_to(app: ReplayApp, pilot: Any, position: int) -> None:
     assert app.player.position == position
 
 
+@pytest.mark.heavy
 async def test_a_paused_replay_shows_each_answered_prompt(tmp_path: Path) -> None:
     path = asked_session(tmp_path)
     before = files(tmp_path)

@@ -41,6 +41,7 @@ def kinds(script: ReplayScript) -> list[str]:
     return [type(step.event).__name__ for step in script]
 
 
+@pytest.mark.heavy
 def test_a_demo_session_replays_the_turns_that_were_recorded(demo: Path) -> None:
     loaded = load(demo)
     script = ReplayScript.from_records(loaded.records, loaded.problems)

@@ -110,6 +110,7 @@ def test_the_models_command_prints_the_list(
         assert main(["models", "--profile", "nope"]) == 1
 
 
+@pytest.mark.heavy
 async def test_model_lists_the_servers_models_and_switches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -180,6 +180,7 @@ def test_the_detail_and_the_line() -> None:
     )
 
 
+@pytest.mark.heavy
 async def test_the_app_shows_a_grounding_search_as_a_card(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

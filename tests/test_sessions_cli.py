@@ -65,6 +65,7 @@ def test_list_is_newest_first_with_every_json_field(cli: Cli) -> None:
     assert cli.listed("--workspace", str(cli.root / "nowhere")) == []
 
 
+@pytest.mark.heavy
 def test_the_table_as_the_real_command_prints_it(cli: Cli) -> None:
     session = cli.session("what is in notes.txt?")
     cli.set_updated(session, 1_700_000_000.0)

@@ -71,6 +71,7 @@ wrote b.txt
 """
 
 
+@pytest.mark.heavy
 def test_markdown_shows_calls_decisions_results_and_a_discarded_turn(cli: Cli) -> None:
     session = conversation(cli.store, "/w")
     out = cli.spawn("export", session[:9])

@@ -178,6 +178,7 @@ CHILD = textwrap.dedent(
 
 
 @pytest.mark.parametrize("how", ["exit", "sigterm", "sigkill"])
+@pytest.mark.heavy
 def test_jobs_die_with_the_app(tmp_path: Path, how: str) -> None:
     if how == "sigkill" and not detect().namespaces:
         pytest.skip("only the sandbox's launcher dies with an app killed by SIGKILL")

@@ -12,6 +12,7 @@ import functools
 import importlib
 from pathlib import Path
 
+import pytest
 from textual.binding import Binding
 
 from tui_agent.ui import actions
@@ -134,6 +135,7 @@ async def test_the_running_apps_palette_and_slash_list_are_the_tables(env: AppEn
             assert slash == {a.name for a in ACTIONS if a.slash} - {"mcp-restart"}  # no MCP
 
 
+@pytest.mark.heavy
 async def test_the_deliberate_names_run_what_the_palette_runs(env: AppEnv) -> None:
     """/sandbox MODE, /network, /sandbox alone: the palette's sandbox entries by short names."""
     from tui_agent.ui.screens.sandbox_report import SandboxReport

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tui_agent.agent.call_results import INTERRUPTED
 
 from .approval_prompt_app import screen_text
@@ -26,6 +28,7 @@ from .ui_app_helpers import (
 PROTOCOL = "openai-chat"
 
 
+@pytest.mark.heavy
 async def test_esc_while_a_command_runs_kills_it(env: AppEnv) -> None:
     mark = sleep_mark()  # in the command's PID namespace $! is not a PID we can look up
     command = f"sleep {mark} & echo started > sleep.pid; wait"

@@ -71,6 +71,7 @@ def _segment_with(app: App[None], text: str) -> Segment:
     raise AssertionError(f"{text!r} is not in the status bar")
 
 
+@pytest.mark.heavy
 async def test_f3_cycles_the_mode_and_auto_all_is_shown_in_warning_style(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         server.script(
@@ -120,6 +121,7 @@ async def _confirm_dialog(pilot: Pilot[None]) -> ConfirmAutoAll:
     return app.screen
 
 
+@pytest.mark.heavy
 async def test_entering_auto_all_asks_and_typing_never_answers(
     env: AppEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -179,6 +181,7 @@ async def test_ctrl_y_copies_the_last_answer_while_the_message_box_has_focus(
             assert app.clipboard == "The **answer** is 42."
 
 
+@pytest.mark.heavy
 async def test_the_palette_lists_the_apps_commands_and_runs_them(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
         async with running(server, env) as (app, pilot):

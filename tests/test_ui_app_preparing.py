@@ -34,6 +34,7 @@ PROTOCOLS = list(wire.BUILDERS)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.heavy
 async def test_card_while_arguments_stream_and_prompt_only_after_the_terminal_event(
     protocol: str, env: AppEnv
 ) -> None:

@@ -73,6 +73,7 @@ def _type(text: str) -> list[str]:
         (RUN, ["p", "enter"], approve(remember=AllowCommandPrefix(("ls",)))),
     ],
 )
+@pytest.mark.heavy
 async def test_each_key_gives_its_decision(
     workspace: Path, request_: Any, keys: list[str], expected: Decision
 ) -> None:
@@ -126,6 +127,7 @@ async def test_keys_are_ignored_without_focus(workspace: Path) -> None:
         assert app.query_one("#elsewhere", Input).value == "ynA"
 
 
+@pytest.mark.heavy
 async def test_edit_submits_the_edited_json(workspace: Path) -> None:
     app = PromptApp(READ, workspace)
     async with app.run_test(size=SIZE) as pilot:
@@ -174,6 +176,7 @@ async def test_invalid_json_stays_in_the_editor(workspace: Path, text: str, erro
         assert app.decisions == [deny()]
 
 
+@pytest.mark.heavy
 async def test_prefix_shows_the_rule_before_keeping_it(workspace: Path) -> None:
     app = PromptApp(RUN, workspace)
     async with app.run_test(size=SIZE) as pilot:

@@ -26,6 +26,7 @@ PROTOCOL = "openai-chat"
 
 
 @pytest.mark.parametrize(("size", "shown_empty"), [((80, 24), False), ((120, 40), True)])
+@pytest.mark.heavy
 async def test_an_empty_calls_panel_leaves_a_small_terminal_to_the_conversation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int], shown_empty: bool
 ) -> None:

@@ -47,6 +47,7 @@ def hints(app: TuiAgentApp) -> int:
     return sum(str(n.message) == interrupt.QUIT_HINT for n in app._notifications)
 
 
+@pytest.mark.heavy
 async def test_ctrl_c_while_a_command_runs_kills_it_and_leaves_no_process(
     env: AppEnv, marker: str
 ) -> None:
@@ -112,6 +113,7 @@ async def test_ctrl_c_idle_clears_the_box_then_twice_quits(env: AppEnv) -> None:
             await wait_for(pilot, lambda: not app.is_running, "the app to quit", 10.0)
 
 
+@pytest.mark.heavy
 async def test_ctrl_c_with_text_selected_copies_it(env: AppEnv) -> None:
     clock = ManualClock()  # never moves: every press is inside the double press's window
     with FakeProvider(PROTOCOL, api_key=KEY) as server:

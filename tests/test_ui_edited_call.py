@@ -5,6 +5,7 @@ The real app against the fake provider (see ui_app_helpers)."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import TextArea
 
 from tui_agent.ui.edited_arguments import edit_diff
@@ -37,6 +38,7 @@ def test_the_diff_is_one_line_out_and_one_in_per_changed_value() -> None:
     ]
 
 
+@pytest.mark.heavy
 async def test_an_edited_call_shows_what_ran_and_that_it_was_edited(env: AppEnv) -> None:
     arguments = {"path": "a.txt", "content": "from the model\n"}
     with FakeProvider(PROTOCOL, api_key=KEY) as server:

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from .approval_prompt_app import screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
 from .hook_helpers import BLOCKING, FORMATTER, script
@@ -66,6 +68,7 @@ async def test_the_card_shows_the_hooks_and_a_blocked_call_is_never_asked(env: A
     assert "hook" in env.types()
 
 
+@pytest.mark.heavy
 async def test_a_formatter_hook_runs_after_an_approved_write(env: AppEnv) -> None:
     fmt = _hook(script(env.root, "fmt.py", FORMATTER), "PostToolUse", "fmt")
     _configure(env, fmt)

@@ -50,6 +50,7 @@ def _script(server: FakeProvider, mark: str) -> None:
     )
 
 
+@pytest.mark.heavy
 async def test_a_background_command_is_approved_listed_and_stopped(env: AppEnv) -> None:
     mark = sleep_mark()
     with FakeProvider(PROTOCOL, api_key=KEY) as server:
@@ -77,6 +78,7 @@ async def test_a_background_command_is_approved_listed_and_stopped(env: AppEnv) 
         server.assert_all_consumed()
 
 
+@pytest.mark.heavy
 async def test_quitting_the_app_ends_its_jobs(env: AppEnv) -> None:
     mark = sleep_mark()
     with FakeProvider(PROTOCOL, api_key=KEY) as server:

@@ -51,6 +51,7 @@ def test_only_hash_space_is_a_memory() -> None:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("target", ["workspace", "user"])
+@pytest.mark.heavy
 async def test_hash_message_saved_after_the_diff_and_sent_next_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
 ) -> None:

@@ -88,6 +88,7 @@ async def _mention(pilot: Pilot[None], query: str) -> list[str]:
     return _labels(app)
 
 
+@pytest.mark.heavy
 async def test_attach_a_file_sent_and_recorded(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         server.script(answer(PROTOCOL, "Seen."))
@@ -131,6 +132,7 @@ async def test_attach_a_file_sent_and_recorded(env: AppEnv) -> None:
         server.assert_all_consumed()
 
 
+@pytest.mark.heavy
 async def test_denied_and_outside_paths_are_refused(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         async with running(server, env) as (app, pilot):
@@ -177,6 +179,7 @@ def test_old_user_records_still_load() -> None:
     assert record.attachments == []
 
 
+@pytest.mark.heavy
 async def test_chip_opens_and_is_removed(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         server.script(answer(PROTOCOL, "Ok."))
@@ -204,6 +207,7 @@ async def test_chip_opens_and_is_removed(env: AppEnv) -> None:
         server.assert_all_consumed()
 
 
+@pytest.mark.heavy
 async def test_a_new_mention_lists_a_file_made_since_the_last_one(
     env: AppEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tui_agent.approval.plan import PLAN_PROMPT, PLAN_REFUSAL
 
 from .approval_prompt_app import screen_text
@@ -37,6 +39,7 @@ def system(request: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in request["messages"] if m["role"] == "system")
 
 
+@pytest.mark.heavy
 async def test_plan_mode_offers_reads_only_and_refuses_a_write(env: AppEnv) -> None:
     (env.workspace / "notes.txt").write_text("the notes\n")
     calls = call_ops(

@@ -43,6 +43,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppEnv:
     return env
 
 
+@pytest.mark.heavy
 async def test_ctrl_g_edits_the_message_in_the_editor(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         server.script(answer(PROTOCOL, "Ok."))
@@ -56,6 +57,7 @@ async def test_ctrl_g_edits_the_message_in_the_editor(env: AppEnv) -> None:
             assert "edited: FIX THE BUG\\nIN MAIN" in server.requests[0].body.decode()
 
 
+@pytest.mark.heavy
 async def test_ctrl_g_without_an_editor_says_so(
     env: AppEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,6 +71,7 @@ async def test_ctrl_g_without_an_editor_says_so(
             assert prompt_text(app) == "kept"
 
 
+@pytest.mark.heavy
 async def test_history_search_finds_a_message_of_another_session(
     env: AppEnv, tmp_path: Path
 ) -> None:

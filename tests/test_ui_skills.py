@@ -98,6 +98,7 @@ async def test_a_config_skill_is_offered_and_loaded_without_asking(env: AppEnv) 
     assert "- notes.md" in server.requests[1].body.decode()
 
 
+@pytest.mark.heavy
 async def test_workspace_skills_wait_for_trust(env: AppEnv) -> None:
     _config(env)
     _skill(env.workspace / ".tui-agent" / "skills", "release", RELEASE)

@@ -82,6 +82,7 @@ async def _type(pilot: Pilot[None], text: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.heavy
 async def test_slash_lists_every_command_with_a_description(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         async with running(server, env) as (app, pilot):
@@ -129,6 +130,7 @@ async def test_slash_lists_every_command_with_a_description(env: AppEnv) -> None
         assert server.requests == []
 
 
+@pytest.mark.heavy
 async def test_arguments_complete(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         async with running(server, env) as (app, pilot):
@@ -156,6 +158,7 @@ async def test_arguments_complete(env: AppEnv) -> None:
         assert server.requests == []
 
 
+@pytest.mark.heavy
 async def test_unknown_command_is_refused_and_not_sent(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
         async with running(server, env) as (app, pilot):
@@ -177,6 +180,7 @@ async def test_an_added_command_runs(env: AppEnv) -> None:
         assert server.requests == []
 
 
+@pytest.mark.heavy
 async def test_template_sent_with_arguments_and_workspace_ones_after_trust(env: AppEnv) -> None:
     folder = env.workspace / ".tui-agent" / "commands"
     folder.mkdir(parents=True)

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 HEAVY = (
     "httpx",
     "httpx_sse",
@@ -106,6 +108,7 @@ def _probe(tmp_path: Path) -> dict[str, list[str]]:
     return result
 
 
+@pytest.mark.heavy
 def test_nothing_heavy_is_imported_before_the_first_screen(tmp_path: Path) -> None:
     seen = _probe(tmp_path)
     assert seen["imported"] == []

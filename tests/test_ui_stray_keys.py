@@ -17,6 +17,7 @@ from .ui_app_helpers import KEY, answer, make_env, running, send, wait_idle_agen
 PROTOCOL = "openai-chat"
 
 
+@pytest.mark.heavy
 async def test_typing_on_a_transcript_item_goes_to_the_message_box(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

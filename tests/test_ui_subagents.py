@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.widgets.subagent_view import SubagentLine, SubagentView
 from tui_agent.ui.widgets.tool_result import ResultSummary
@@ -33,6 +35,7 @@ PROTOCOL = "openai-chat"
 TASK = {"description": "read the notes", "prompt": "Read notes.txt", "agent": "explore"}
 
 
+@pytest.mark.heavy
 async def test_a_subagents_call_is_approved_on_the_armed_prompt_with_its_agent_named(
     env: AppEnv,
 ) -> None:

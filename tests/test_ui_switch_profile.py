@@ -60,6 +60,7 @@ async def test_switching_profile_then_model_keeps_the_conversation(
 
 
 @pytest.mark.asyncio
+@pytest.mark.heavy
 async def test_leaving_without_a_word_leaves_no_session_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

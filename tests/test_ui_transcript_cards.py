@@ -153,6 +153,7 @@ async def test_result_is_one_line_then_expands_to_a_log(clock: FakeClock) -> Non
         assert log.styles.display == "none"
 
 
+@pytest.mark.heavy
 async def test_a_long_first_line_leaves_room_to_say_how_to_open(clock: FakeClock) -> None:
     card = ToolCallCard(0, "call_1", "run_command")
     app = WidgetApp(card)

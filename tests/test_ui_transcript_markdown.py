@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
 from textual.widgets import Markdown
 
 from tests.ui_transcript_helpers import HOSTILE, WidgetApp, chunks, sample_markdown
@@ -89,6 +90,7 @@ def test_indented_lines_after_a_blank_line_are_not_a_cut_point() -> None:
 # -- the widgets ----------------------------------------------------------------------------
 
 
+@pytest.mark.heavy
 async def test_two_thousand_deltas_come_out_whole_with_a_bounded_widget_count() -> None:
     text = sample_markdown(60_000)
     message = AssistantMessage()
@@ -112,6 +114,7 @@ async def test_two_thousand_deltas_come_out_whole_with_a_bounded_widget_count() 
         assert most < 300
 
 
+@pytest.mark.heavy
 async def test_a_fence_across_the_freeze_size_stays_in_one_widget() -> None:
     text = "Intro paragraph.\n\n" + "word " * 100 + "\n\n" + FENCE + "\nThe end.\n"
     body = SegmentedMarkdown(freeze_at=300)

@@ -3,6 +3,7 @@ new content only while the user is at the bottom."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -50,6 +51,7 @@ async def settle(transcript: Transcript) -> None:
         await answer.body.wait_idle()
 
 
+@pytest.mark.heavy
 async def test_five_thousand_items_mount_only_the_window_and_older_load_in_a_batch() -> None:
     transcript = Transcript(window=50, batch_size=10)
     app = WidgetApp(transcript)
@@ -129,6 +131,7 @@ async def test_following_the_bottom_and_staying_put_when_scrolled_up() -> None:
         assert transcript.is_vertical_scroll_end
 
 
+@pytest.mark.heavy
 async def test_a_streaming_answer_is_never_unmounted() -> None:
     transcript = Transcript(window=20, batch_size=5)
     app = WidgetApp(transcript)
@@ -195,6 +198,7 @@ async def test_hostile_text_in_every_item_is_shown_literally() -> None:
         assert screen.count("[@click=app.quit]") == 5
 
 
+@pytest.mark.heavy
 async def test_short_content_sits_at_the_top_and_a_growing_answer_is_followed() -> None:
     transcript = Transcript()
     app = WidgetApp(transcript)

@@ -36,6 +36,7 @@ MODEL = "qwen2.5-coder-1.5b"  # the built-in table says 32,768 for this name
 
 
 @pytest.mark.parametrize("protocol", ["openai-chat", "openai-responses", "anthropic"])
+@pytest.mark.heavy
 async def test_the_same_server_shows_the_same_window(
     protocol: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

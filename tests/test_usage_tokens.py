@@ -140,6 +140,7 @@ async def _converse(server: FakeProvider, env: AppEnv, *messages: str) -> str:
     return session_id
 
 
+@pytest.mark.heavy
 async def test_token_count_after_a_turn_and_after_resume(env: AppEnv) -> None:
     with FakeProvider("anthropic", api_key="fake-key-value") as server:
         session_id = await _converse(server, env, "hello", "again")
@@ -157,6 +158,7 @@ async def test_token_count_after_a_turn_and_after_resume(env: AppEnv) -> None:
             await pilot.press("ctrl+q")
 
 
+@pytest.mark.heavy
 async def test_token_count_after_switching_sessions(env: AppEnv) -> None:
     with FakeProvider("anthropic", api_key="fake-key-value") as server:
         small = await _converse(server, env, "one")

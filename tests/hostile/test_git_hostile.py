@@ -121,6 +121,7 @@ def test_the_apps_git_gets_no_key_and_no_git_variables(
     assert done.stdout.strip() == b"false"
 
 
+@pytest.mark.heavy
 async def test_typing_at_in_the_app_never_runs_the_workspaces_fsmonitor(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

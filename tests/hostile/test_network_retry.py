@@ -211,6 +211,7 @@ async def test_esc_during_a_retry_wait_sends_nothing_more(tmp_path: Path) -> Non
         assert len(h.server.requests) == 1
 
 
+@pytest.mark.heavy
 async def test_the_app_counts_the_retry_after_2_wait_down(env: AppEnv) -> None:
     """The countdown follows the app's clock (the test's): each second it moves, one less."""
     clock = ManualClock()
@@ -234,6 +235,7 @@ async def test_the_app_counts_the_retry_after_2_wait_down(env: AppEnv) -> None:
         assert _gap(server) >= 2.0  # the transport's own wait, not the app's clock
 
 
+@pytest.mark.heavy
 def test_run_json_shows_the_retry_wait_and_1e9_is_capped_at_the_configured_max(
     home: Home,
 ) -> None:

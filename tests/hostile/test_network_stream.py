@@ -191,6 +191,7 @@ async def test_reset_in_the_middle_of_arguments(protocol: str, tmp_path: Path) -
         h.assert_session_valid()
 
 
+@pytest.mark.heavy
 async def test_reset_in_the_middle_of_arguments_the_app_says_why_and_ctrl_r_retries(
     env: AppEnv,
 ) -> None:

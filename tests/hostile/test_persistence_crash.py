@@ -53,6 +53,7 @@ def _session(store: SessionStore) -> str:
 # -- kill -9 during appends --------------------------------------------------------------------
 
 
+@pytest.mark.heavy
 def test_kill_9_during_appends_at_random_points(store: SessionStore) -> None:
     """A real SIGKILL of a process appending records of 10 B to 600 KB, after a random delay.
 

@@ -153,6 +153,7 @@ def _warnings(events: list[dict[str, Any]]) -> list[tuple[int, str]]:
 
 
 @pytest.mark.usefixtures("tmpfs")
+@pytest.mark.heavy
 def test_a_full_disk_mid_session_warns_at_once_and_the_run_goes_on_in_memory(
     tmp_path: Path,
 ) -> None:
@@ -180,6 +181,7 @@ def test_a_full_disk_mid_session_warns_at_once_and_the_run_goes_on_in_memory(
 
 
 @pytest.mark.usefixtures("tmpfs")
+@pytest.mark.heavy
 def test_a_read_only_data_dir_warns_and_the_run_goes_on_in_memory(tmp_path: Path) -> None:
     home = Home(tmp_path)
     with FakeProvider("openai-chat", api_key=KEY) as server:
@@ -302,6 +304,7 @@ def _shown_warnings(app: Any) -> list[Notice]:
     return [n for n in app.query(Notice) if IN_MEMORY in n.text]
 
 
+@pytest.mark.heavy
 async def test_tui_a_data_dir_that_cannot_be_written_warns_and_keeps_the_session_in_memory(
     env: AppEnv,
 ) -> None:

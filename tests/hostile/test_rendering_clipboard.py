@@ -6,6 +6,8 @@ visible escapes the screen shows."""
 
 from __future__ import annotations
 
+import pytest
+
 from ..fake_provider import FakeProvider
 from ..ui_app_helpers import (
     KEY,
@@ -25,6 +27,7 @@ ANSWER = f"Run this:\n\n```sh\n{CODE}\n```\n\nDone."
 HIDDEN = ("\x1b", "\x9b", "\u202e", "\u202c", "\u200b", "\r")
 
 
+@pytest.mark.heavy
 async def test_copied_answers_and_code_blocks_hold_no_hidden_or_control_character(
     env: AppEnv,
 ) -> None:

@@ -154,6 +154,7 @@ def _wait_written(path: Path) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.heavy
 async def test_scripted_session_with_failures_leaves_no_key_in_any_file(home: KeyedHome) -> None:
     tmp_path = home.root
     home.settings(max_retries=1, retry_max_wait=0.01)
@@ -212,6 +213,7 @@ class CrashingApp(TuiAgentApp):
 @pytest.mark.parametrize(
     "say_key", [False, True], ids=["key in a local variable", "key in the message"]
 )
+@pytest.mark.heavy
 async def test_a_crash_with_a_key_in_a_local_variable_does_not_print_it(
     home: KeyedHome, say_key: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -272,6 +274,7 @@ ECHOED = {
 
 
 @pytest.mark.parametrize("protocol", list(BUILDERS))
+@pytest.mark.heavy
 def test_debug_logging_of_httpx_redacts_api_key_headers_and_authorization(
     home: KeyedHome, protocol: str
 ) -> None:

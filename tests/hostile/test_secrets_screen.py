@@ -75,6 +75,7 @@ def _runs(text: str) -> list[str]:
     ]
 
 
+@pytest.mark.heavy
 async def test_a_screenshot_holds_no_run_of_a_key_split_over_styles_folded_or_cut(
     env: AppEnv, tmp_path: Path
 ) -> None:
@@ -93,6 +94,7 @@ async def test_a_screenshot_holds_no_run_of_a_key_split_over_styles_folded_or_cu
     assert _runs(svg) == []
 
 
+@pytest.mark.heavy
 async def test_the_clipboard_holds_no_key(env: AppEnv) -> None:
     with FakeProvider(PROTOCOL, api_key=CONFIGURED) as server:
         server.script(answer(PROTOCOL, ANSWER))

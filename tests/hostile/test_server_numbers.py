@@ -147,6 +147,7 @@ def _steps(count: int) -> list[Reply]:
     ],
     ids=["models 10^400", "llama.cpp 4,200 digits", "models 1"],
 )
+@pytest.mark.heavy
 def test_run_ignores_a_window_no_model_has_and_finishes(
     path: str, answer: Any, tmp_path: Path
 ) -> None:

@@ -123,6 +123,7 @@ def _measure(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
+@pytest.mark.heavy
 def test_a_single_event_larger_than_the_limit_memory_stays_bounded() -> None:
     """An 8 MB event against a 1 MB limit in every protocol, and a 24 MB one against the
     default 16 MB: the client's peak stays near the limit, never near the event."""

@@ -63,6 +63,7 @@ def test_run_runs_a_workspace_hook_only_when_told(home: Home) -> None:
     assert trusted_digest(home.workspace, "hooks") is None  # nothing remembered
 
 
+@pytest.mark.heavy
 async def test_the_app_asks_and_runs_the_hook_only_once_trusted(env: AppEnv) -> None:
     ran = _bring_hooks(env.workspace, MARK)
     with FakeProvider(PROTOCOL, api_key=KEY, require_tools=False) as server:
