@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList
 
 from tests.sessions_cli_helpers import Cli
-from tests.support.clock import ManualClock, leap_until
+from tests.support.clock import LeapClock, ManualClock, leap_until
 from tests.support.waiting import wait_for
 from tui_agent.agent.fork import message_count
 from tui_agent.agent.history import messages_from_records
@@ -103,7 +103,8 @@ def notices(app: App[None]) -> list[str]:
 
 def app() -> TuiAgentApp:
     # The current folder (the fixture's workspace), named: the demo would use its own folder.
-    return TuiAgentApp(HostOptions(workspace="."))
+    # On a LeapClock: ``armed`` leaps through the typing pause and the arming.
+    return TuiAgentApp(HostOptions(workspace="."), clock=LeapClock())
 
 
 async def test_lists_newest_first_and_marks_the_open_session(cli: Cli) -> None:
