@@ -25,6 +25,7 @@ from tui_agent.wiring.host_options import HostOptions
 from .agent_helpers import PROTOCOLS, sent_results
 from .approval_prompt_app import screen_text
 from .fake_provider import ExpectToolResults, FakeProvider, Reply
+from .support.clock import LeapClock
 from .ui_app_helpers import (
     KEY,
     KEY_ENV,
@@ -67,7 +68,7 @@ async def opened(
         workspace=str(env.workspace),
         **options,
     )
-    app = TuiAgentApp(host)
+    app = TuiAgentApp(host, clock=LeapClock())  # armed_prompt leaps through the arming
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.host is not None, "the boot worker")
         yield app, pilot

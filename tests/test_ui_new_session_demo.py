@@ -4,11 +4,19 @@ demo's own model back as an override)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tui_agent.ui.app import TuiAgentApp
 from tui_agent.wiring.host_options import HostOptions
 
 from .approval_prompt_app import screen_text
 from .ui_app_helpers import SIZE, AppEnv, send, wait_for, wait_idle_agent
+
+
+@pytest.fixture(autouse=True)
+def instant_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo answers at once: /new is tested here, not the demo's human pace (4 s)."""
+    monkeypatch.setenv("TUI_AGENT_DEMO_PACE", "0")
 
 
 async def test_new_opens_a_new_demo_session(env: AppEnv) -> None:
