@@ -138,7 +138,10 @@ async def compact(
         agent.cost.add(agent.protocol, agent.request.model, result.usage, compaction=True)
     failure = _failure(result)
     if failure is not None:
-        yield CompactionFailed(reason, f"compaction failed, nothing changed: {failure}")
+        failed = CompactionFailed(reason, f"compaction failed, nothing changed: {failure}")
+        if result is not None:
+            _record_spent(agent, result, failed.message)
+        yield failed
         return
     assert result is not None and not isinstance(result, TruncatedTurn)
     summary = result.text.strip()
@@ -147,11 +150,13 @@ async def compact(
     kept = detached(agent.messages[plan.cut :])
     saved = old_view - estimate_messages(compacted_view(summary, kept))
     if saved < old_view * MIN_SAVING:
-        yield CompactionFailed(
+        refused = CompactionFailed(
             reason,
             f"not applied: the summary would save {max(saved, 0):,} of {old_view:,} tokens "
             f"(less than {MIN_SAVING:.0%}); the conversation is as it was",
         )
+        _record_spent(agent, result, refused.message)
+        yield refused
         return
     agent.messages = kept
     keeper.summary = summary
@@ -196,6 +201,22 @@ def cut_newest_results(agent: Compactable, reason: CompactionReason) -> ResultsC
         NoteRecord(ts=time.time(), kind="results_cut", text=event.text()), sync=True
     )
     return event
+
+
+def _record_spent(agent: Compactable, result: TurnResult, text: str) -> None:
+    """A summary that came back but was not applied was billed all the same: its usage is kept
+    (a ``compaction_failed`` note), so a resumed session's cost counts it as this one did."""
+    agent.recorder.append(
+        NoteRecord(
+            ts=time.time(),
+            kind="compaction_failed",
+            text=text,
+            protocol=agent.protocol,
+            model=agent.request.model,
+            usage=result.usage,
+        ),
+        sync=True,
+    )
 
 
 def _failure(result: TurnResult | None) -> str | None:

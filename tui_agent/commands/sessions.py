@@ -89,8 +89,9 @@ def _prices() -> dict[str, Price]:
 
 
 def session_cost(path: Path, prices: Mapping[str, Price]) -> dict[str, Any]:
-    """``cost``: US dollars of the session's complete turns and compactions whose cost is known
-    (None when none's is), and ``cost_unknown_turns``: those without a price or a usage."""
+    """``cost``: US dollars of the session's complete turns and compactions (applied or not)
+    whose cost is known (None when none's is), and ``cost_unknown_turns``: those without a
+    price or a usage."""
     from ..providers.cost import turn_cost
     from ..session.codec import clean_line, sniff_type
 
@@ -100,7 +101,7 @@ def session_cost(path: Path, prices: Mapping[str, Price]) -> dict[str, Any]:
         with path.open("rb") as file:
             for raw in file:
                 line = clean_line(raw.rstrip(b"\n"))
-                if not line or sniff_type(line) not in ("assistant", "compaction"):
+                if not line or sniff_type(line) not in ("assistant", "compaction", "note"):
                     continue
                 try:
                     record = json.loads(line)
@@ -108,6 +109,8 @@ def session_cost(path: Path, prices: Mapping[str, Price]) -> dict[str, Any]:
                     continue
                 if not isinstance(record, dict):
                     continue
+                if record.get("type") == "note" and record.get("kind") != "compaction_failed":
+                    continue  # a note costs nothing; a compaction answered but not applied does
                 usage = record.get("usage")
                 cost = turn_cost(
                     str(record.get("protocol", "")),

@@ -193,11 +193,19 @@ class WithdrawRecord(_Record):
 
 
 class NoteRecord(_Record):
-    """Something the user was told that belongs to the history (a notice, a rename)."""
+    """Something the user was told that belongs to the history (a notice, a rename).
+
+    A ``compaction_failed`` note also keeps the billed request behind it (a compaction whose
+    summary came back but was not applied): its protocol, model and usage, which a resumed
+    session's cost and ``sessions --json`` count as the live session did."""
 
     type: Literal["note"] = "note"
     kind: str
     text: str
+    # Written only when set: every other note's line is as it always was.
+    protocol: str = Field(default="", exclude_if=lambda value: not value)
+    model: str = Field(default="", exclude_if=lambda value: not value)
+    usage: dict[str, Any] | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class OfferedTool(BaseModel):

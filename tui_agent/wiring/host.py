@@ -354,6 +354,8 @@ async def open_host(
         agent.cost.add(turn.protocol, turn.model, turn.usage)
     for done in was.compactions:  # and its compactions' summary requests
         agent.cost.add(done.protocol, done.model, done.usage, compaction=True)
+    for failed in was.failed_compactions:  # answered, not applied: billed all the same
+        agent.cost.add(failed.protocol, failed.model, failed.usage, compaction=True)
     server_models: dict[tuple[str, str], tuple[str, ...]] = {}
     window_task = discover_window(agent, profile, client, server_models)
     mcp = await start_mcp(

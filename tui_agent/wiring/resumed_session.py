@@ -43,6 +43,8 @@ class Resumed:
     turns: list[AssistantRecord] = field(default_factory=list)  # complete ones: their cost counts
     context: ResumedContext = field(default_factory=ResumedContext)
     compactions: list[CompactionRecord] = field(default_factory=list)
+    # Compactions answered but not applied: billed all the same (their notes keep the usage).
+    failed_compactions: list[NoteRecord] = field(default_factory=list)
     subagents: list[SubagentRecord] = field(default_factory=list)
 
     def kept(self) -> list[Message]:
@@ -70,6 +72,9 @@ def resumed_records(
         turns=turns,
         context=resumed_context(loaded.records, history),
         compactions=[r for r in loaded.records if isinstance(r, CompactionRecord)],
+        failed_compactions=[
+            r for r in loaded.records if isinstance(r, NoteRecord) and r.kind == "compaction_failed"
+        ],
         subagents=[r for r in loaded.records if isinstance(r, SubagentRecord)],
     )
     for record in repairs:
