@@ -11,6 +11,8 @@ stops typing the same keys work, so the questions were really there.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from textual import events
 from textual.pilot import Pilot
@@ -119,7 +121,9 @@ async def test_typing_while_the_browser_opens_never_deletes_forks_or_switches(
         # Typing in the message box, Ctrl+O, and typing on: into the search field, or after ↓ ↓
         # into the table on the target's row, or after ↓ ↓ f into the fork picker.
         lead = {"search": [], "table": ["down", "down"], "fork": ["down", "down", "f"]}[where]
-        words = list(PHRASE) * max(2, round(3.0 * cps / len(PHRASE)))
+        # At least 3 s of typing once the browser is open, at any speed (each key costs real
+        # time under Pilot: the slow typists' 15 s of it proved no more than 3 s).
+        words = list(PHRASE) * math.ceil(3.0 * cps / len(PHRASE))
         keys = [*"hello ", "ctrl+o", *lead, *words]
         said = await _type(pilot, keys, cps, seed)
         _clock(app).advance(0.1)
