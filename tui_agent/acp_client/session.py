@@ -8,8 +8,9 @@ it). ``send(text)`` is one ``session/prompt`` as an async iterator of agent even
 ``Agent.send``; ``cancel()`` (Esc) sends ``session/cancel`` and answers a pending permission
 request "cancelled". The agent's permission requests are asked through the ``Approver`` face
 (the app's armed prompt, or ``run --approve``), after the approval mode and the session's rules
-(``ApprovalPolicy``); its file reads and writes are served inside the workspace (files.py),
-its terminals by the command sandbox (terminals.py).
+(``ApprovalPolicy``; permissions.py); its file reads and writes are served inside the workspace
+(files.py), its terminals by the command sandbox (terminals.py); the SDK hands each of the
+agent's requests over through agent_requests.py.
 """
 
 from __future__ import annotations
@@ -26,18 +27,20 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.events import AgentEvent, Notice
-from ..approval.approver import ApprovalRequest, Approver
+from ..approval.approver import Approver
 from ..approval.decision import Decision
-from ..approval.policy import ApprovalMode, ApprovalPolicy
+from ..approval.policy import ApprovalPolicy
 from ..checkpoints import Checkpointer
 from ..mcp import lifeline
 from ..sandbox.policy import SandboxPolicy
 from ..session.records import NoteRecord, Record, UserRecord
 from ..tools import process_limits
 from ..tools.spec import ToolContext
-from .files import FileMissing, FileRefused, read_text, write_text
+from . import permissions
+from .agent_requests import AgentRequests
+from .files import read_text, write_text
 from .terminals import TerminalRefused, Terminals
-from .updates import AcpCall, PromptTurn, risk_of
+from .updates import AcpCall, PromptTurn
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +103,7 @@ class AcpSession:
         self._stderr_task: asyncio.Task[None] | None = None
         self._turn: PromptTurn | None = None
         self._emit: Any = None
-        self._asking: asyncio.Task[Decision] | None = None
+        self._asking: asyncio.Future[Decision] | None = None
         self._cancelled = False
         self._cancelling: asyncio.Future[None] | None = None
         self._writes = 0
@@ -132,7 +135,7 @@ class AcpSession:
         assert self._process.stdin is not None and self._process.stdout is not None
         # Not all of the SDK's Client face: no elicitation (not advertised; the SDK answers
         # "method not found" for what a client lacks).
-        client: Any = _Client(self)
+        client: Any = AgentRequests(self)
         self._conn = acp.connect_to_agent(client, self._process.stdin, self._process.stdout)
         notices: list[Notice] = []
         try:
@@ -365,60 +368,39 @@ class AcpSession:
 
     async def permission(self, tool_call: dict[str, Any], options: list[Any]) -> Any:
         """``session/request_permission``: the policy, then the approver; an option back."""
-        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
-
         turn = self._turn
         call_id = tool_call.get("toolCallId")
         if turn is None or self._cancelled or not isinstance(call_id, str):
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+            return permissions.cancelled()
         call = turn.calls.get(call_id)
         if call is None:
             call = turn.announce(call_id, {**tool_call, "sessionUpdate": "tool_call"})
         else:
             call.merge(tool_call)
-        risk = risk_of(call.kind)
-        arguments = call.arguments()
-        auto = self.policy.auto_approval(call.name, risk, arguments, str(self.workspace))
-        if self.policy.mode is ApprovalMode.PLAN and auto is None:
-            decision = Decision("deny", reason="plan mode: only reading runs", by="policy")
-        elif auto is not None:
-            decision = Decision("approve", by="policy")
-        else:
-            request = ApprovalRequest(
-                call_id=call.id,
-                tool_name=call.name,
-                risk=risk,
-                arguments=arguments,
-                canonical=call.canonical(),
-                digest=call.digest(),
-                position=1,
-                total=1,
-                claims=(f"{self.agent_title} says this call is of kind {call.kind!r}",),
-            )
-            self._asking = asyncio.ensure_future(self.approver.decide(request))
-            try:
-                decision = await self._asking
-            except asyncio.CancelledError:
-                decision = Decision("cancel")
-            finally:
-                self._asking = None
-        by: Any = decision.by
-        if auto is not None:
-            by = "policy" if auto.startswith(("auto-approve", "read-only tool")) else "rule"
-        if decision.kind == "edit":  # an agent's call cannot be edited: it is not run
-            decision = Decision("deny", reason="the agent's calls cannot be edited; not run")
+        decision, by = await permissions.decide(
+            call,
+            self.policy,
+            self.approver,
+            workspace=self.workspace,
+            agent_title=self.agent_title,
+            asking=self._asked,
+        )
         turn.decided(call, decision.kind, by, decision.reason)
         if decision.kind == "cancel":
             self.cancel()
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        wanted = _wanted_kinds(decision)
-        for kind in wanted:
-            for option in options:
-                if option.kind == kind:
-                    return RequestPermissionResponse(
-                        outcome=AllowedOutcome(option_id=option.option_id, outcome="selected")
-                    )
-        return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return permissions.answer(decision, options)
+
+    def _asked(self, question: asyncio.Future[Decision] | None) -> None:
+        self._asking = question  # cancel() answers it "cancelled"
+
+    def updated(self, data: dict[str, Any]) -> None:
+        """``session/update``: to the prompt's turn; between prompts, the agent's commands."""
+        if self._turn is not None:
+            self._turn.update(data)
+        elif data.get("sessionUpdate") == "available_commands_update":
+            commands = data.get("availableCommands")
+            if isinstance(commands, list):
+                self.commands = [c for c in commands if isinstance(c, dict)]
 
     def current_call(self) -> str:
         """The call a file write belongs to: the agent's latest running (or approved) call."""
@@ -455,14 +437,6 @@ class AcpSession:
         )
 
 
-def _wanted_kinds(decision: Decision) -> tuple[str, ...]:
-    if decision.kind == "approve":
-        if decision.remember is not None:
-            return ("allow_always", "allow_once")
-        return ("allow_once", "allow_always")
-    return ("reject_once", "reject_always")
-
-
 def _said(exc: BaseException) -> str:
     """What an exception says, on one line (a JSON-RPC error's message and data)."""
     text = str(exc) or type(exc).__name__
@@ -470,129 +444,3 @@ def _said(exc: BaseException) -> str:
     if data:
         text = f"{text} {data}"
     return " ".join(text.split())
-
-
-class _Client:
-    """The SDK's ``Client`` face: each of the agent's requests, handed to the session."""
-
-    def __init__(self, session: AcpSession) -> None:
-        self.session = session
-
-    def on_connect(self, conn: Any) -> None:
-        pass
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        turn = self.session._turn
-        data = update.model_dump(mode="json", by_alias=True, exclude_none=True)
-        if turn is not None:
-            turn.update(data)
-        elif data.get("sessionUpdate") == "available_commands_update":
-            commands = data.get("availableCommands")
-            if isinstance(commands, list):
-                self.session.commands = [c for c in commands if isinstance(c, dict)]
-
-    async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
-    ) -> Any:
-        data = tool_call.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return await self.session.permission(data, options)
-
-    async def read_text_file(
-        self,
-        session_id: str,
-        path: str,
-        line: int | None = None,
-        limit: int | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        from acp import RequestError
-        from acp.schema import ReadTextFileResponse
-
-        try:
-            text = await self.session.read_file(path, line, limit)
-        except FileMissing:
-            raise RequestError.resource_not_found(path) from None
-        except FileRefused as exc:
-            raise RequestError.invalid_params({"message": str(exc)}) from None
-        return ReadTextFileResponse(content=text)
-
-    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> Any:
-        from acp import RequestError
-        from acp.schema import WriteTextFileResponse
-
-        try:
-            await self.session.write_file(path, content)
-        except FileRefused as exc:
-            raise RequestError.invalid_params({"message": str(exc)}) from None
-        return WriteTextFileResponse()
-
-    async def create_terminal(
-        self,
-        session_id: str,
-        command: str,
-        args: list[str] | None = None,
-        env: list[Any] | None = None,
-        cwd: str | None = None,
-        output_byte_limit: int | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        from acp import RequestError
-        from acp.schema import CreateTerminalResponse
-
-        variables = {item.name: item.value for item in env or []}
-        try:
-            terminal_id = await self.session.create_terminal(
-                command, list(args or []), variables, cwd, output_byte_limit
-            )
-        except TerminalRefused as exc:
-            raise RequestError.invalid_params({"message": str(exc)}) from None
-        return CreateTerminalResponse(terminal_id=terminal_id)
-
-    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
-        from acp.schema import TerminalExitStatus, TerminalOutputResponse
-
-        output, truncated, ended = self._known(terminal_id, self.session.terminals.output)
-        status = TerminalExitStatus(**ended) if ended is not None else None
-        return TerminalOutputResponse(output=output, truncated=truncated, exit_status=status)
-
-    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
-        from acp.schema import WaitForTerminalExitResponse
-
-        ended = await self._known_async(self.session.terminals.wait(terminal_id))
-        return WaitForTerminalExitResponse(**ended)
-
-    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
-        from acp.schema import KillTerminalResponse
-
-        await self._known_async(self.session.terminals.kill(terminal_id))
-        return KillTerminalResponse()
-
-    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
-        from acp.schema import ReleaseTerminalResponse
-
-        await self._known_async(self.session.terminals.release(terminal_id))
-        return ReleaseTerminalResponse()
-
-    def _known(self, terminal_id: str, read: Any) -> Any:
-        from acp import RequestError
-
-        try:
-            return read(terminal_id)
-        except TerminalRefused as exc:
-            raise RequestError.invalid_params({"message": str(exc)}) from None
-
-    async def _known_async(self, waiting: Any) -> Any:
-        from acp import RequestError
-
-        try:
-            return await waiting
-        except TerminalRefused as exc:
-            raise RequestError.invalid_params({"message": str(exc)}) from None
-
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        from acp import RequestError
-
-        raise RequestError.method_not_found(method)
-
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        return None
