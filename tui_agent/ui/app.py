@@ -155,11 +155,7 @@ class TuiAgentApp(SafeApp):
         from ..tools.process_limits import install_exit_signals
         from ..wiring.host import open_host
         from .approver import UIApprover
-        from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm, see below)
-        from .widgets.frozen_markdown import warm_highlighting
 
-        # Importing the markdown widgets here, after the first frame, keeps their cost (markdown-it,
-        # pygments) off both the first screen and the first streamed answer.
         setup_logging(self._debug)
         install_exit_signals()  # SIGTERM/SIGHUP: no tool process outlives the app
         status = self.query_one(StatusBar)
@@ -173,6 +169,12 @@ class TuiAgentApp(SafeApp):
             self.exit(return_code=1)
             return
         await self.show_session(host)
+        # Importing the markdown widgets here, once the session is open, keeps their cost
+        # (markdown-it, pygments) off the first screen, the session's opening and the first
+        # streamed answer.
+        from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm)
+        from .widgets.frozen_markdown import warm_highlighting
+
         # The first code block's lexer, built beside the screen rather than in the first answer.
         self.run_worker(warm_highlighting, thread=True, group="warm", exit_on_error=False)
 
