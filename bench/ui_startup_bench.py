@@ -13,7 +13,9 @@ alternately, ``--runs`` times each, and the medians are compared in this one run
 - ``cli``: what ``tui-agent`` runs: ``tui_agent.cli.main([])`` up to the app's first frame
   (argument parsing included).
 
-Goal (issue 33): ``app`` and ``cli`` at most 0.1 s over ``minimal``. Each child gets empty,
+Goals (issue 33): ``app`` and ``cli`` at most 0.1 s over ``minimal`` to the first screen, and
+at most 0.3 s over it to "ready": the session open (the boot worker has read the config, opened
+the provider, the tools and the session file; keys work). Each child gets empty,
 throwaway config/data/state folders. Beside the wall time, each child's CPU seconds at Ready are
 printed: on a shared, loaded machine they move far less than the wall time does.
 """
@@ -29,20 +31,42 @@ import tempfile
 import time
 from pathlib import Path
 
-BUDGET_S = 0.10
+BUDGET_S = 0.10  # issue 33: the first screen
+OPEN_BUDGET_S = 0.30  # and "ready": the session open, keys working
 CONTENDERS = ("minimal", "app", "cli")
 
-# The hook prints the moment Ready is posted; os._exit skips teardown (not measured).
+# The hook prints the moment Ready is posted (the first frame), then, for tui-agent, the moment
+# its session is open (the boot worker done: config, provider, tools and session file ready, keys
+# working); os._exit skips teardown (not measured). The minimal app has no session: both at once.
 _HOOK = """
-import os, sys
+import os, sys, time
 from textual import events
+
+def say(word):
+    sys.stdout.write(f"{word} {time.process_time():.4f}\\n")
+    sys.stdout.flush()
+
+def session_open(app):
+    if getattr(app, "router", None) is None:
+        return False
+    return not any(w.group == "boot" and not w.is_finished for w in app.workers)
 
 def hook(message):
     if isinstance(message, events.Ready):
-        import time
-        sys.stdout.write(f"ready {time.process_time():.4f}\\n")
-        sys.stdout.flush()
-        os._exit(0)
+        say("frame")
+        from textual._context import active_app
+
+        app = active_app.get()
+        if not hasattr(app, "router"):  # the minimal app: no session to open
+            say("open")
+            os._exit(0)
+
+        def check():
+            if session_open(app):
+                say("open")
+                os._exit(0)
+
+        app.set_interval(0.002, check)
 """
 
 CHILDREN = {
@@ -93,8 +117,9 @@ cli.main([])
 }
 
 
-def once(kind: str, env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds from the spawn to Ready, and the child's CPU seconds by then."""
+def once(kind: str, env: dict[str, str]) -> tuple[float, float, float, float]:
+    """Wall seconds from the spawn to Ready and the child's CPU seconds by then; the same to
+    the session open."""
     started = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-c", CHILDREN[kind]],
@@ -104,14 +129,17 @@ def once(kind: str, env: dict[str, str]) -> tuple[float, float]:
         env=env,
     )
     assert child.stdout is not None
-    line = child.stdout.readline()
-    elapsed = time.perf_counter() - started
+    frame_line = child.stdout.readline()
+    frame = time.perf_counter() - started
+    open_line = child.stdout.readline()
+    opened = time.perf_counter() - started
     child.kill()
     _, err = child.communicate()
-    word, _, cpu = line.strip().partition(" ")
-    if word != "ready":
-        raise RuntimeError(f"{kind}: no first screen\n{err}")
-    return elapsed, float(cpu)
+    word, _, frame_cpu = frame_line.strip().partition(" ")
+    open_word, _, open_cpu = open_line.strip().partition(" ")
+    if word != "frame" or open_word != "open":
+        raise RuntimeError(f"{kind}: no first screen or no session\n{err}")
+    return frame, float(frame_cpu), opened, float(open_cpu)
 
 
 def child_env(root: Path) -> dict[str, str]:
@@ -132,37 +160,44 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
-    times: dict[str, list[float]] = {kind: [] for kind in CONTENDERS}
-    cpus: dict[str, list[float]] = {kind: [] for kind in CONTENDERS}
+    # (moment, kind) -> wall seconds and CPU seconds of each run
+    walls: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="tui-agent-startup-") as temp:
         env = child_env(Path(temp))
         for kind in CONTENDERS:  # warm the file cache and the bytecode once, unmeasured
             once(kind, env)
         for _ in range(runs):
             for kind in CONTENDERS:
-                wall, cpu = once(kind, env)
-                times[kind].append(wall)
-                cpus[kind].append(cpu)
-    floor = statistics.median(times["minimal"])
-    cpu_floor = statistics.median(cpus["minimal"])
-    print(f"time to first screen, median of {runs} alternating runs (headless, 120x40)")
-    print(
-        f"{'contender':<10} {'median':>8} {'min':>8} {'max':>8} {'over minimal':>13}"
-        f" {'CPU':>7} {'CPU over':>9}"
-    )
+                frame, frame_cpu, opened, open_cpu = once(kind, env)
+                for moment, wall, cpu in (("frame", frame, frame_cpu), ("open", opened, open_cpu)):
+                    walls.setdefault((moment, kind), []).append(wall)
+                    cpus.setdefault((moment, kind), []).append(cpu)
     verdict = 0
-    for kind in CONTENDERS:
-        values = times[kind]
-        median = statistics.median(values)
-        over = median - floor
-        cpu = statistics.median(cpus[kind])
+    for moment, title, budget in (
+        ("frame", "first screen", BUDGET_S),
+        ("open", "session open (keys working)", OPEN_BUDGET_S),
+    ):
+        floor = statistics.median(walls[(moment, "minimal")])
+        cpu_floor = statistics.median(cpus[(moment, "minimal")])
+        print(f"time to the {title}, median of {runs} alternating runs (headless, 120x40)")
         print(
-            f"{kind:<10} {median:>7.3f}s {min(values):>7.3f}s {max(values):>7.3f}s {over:>+12.3f}s"
-            f" {cpu:>6.3f}s {cpu - cpu_floor:>+8.3f}s"
+            f"{'contender':<10} {'median':>8} {'min':>8} {'max':>8} {'over minimal':>13}"
+            f" {'CPU':>7} {'CPU over':>9}"
         )
-        if kind != "minimal" and over > BUDGET_S:
-            verdict = 1
-    print(f"goal: at most +{BUDGET_S:.2f} s over minimal: {'met' if verdict == 0 else 'NOT met'}")
+        met = True
+        for kind in CONTENDERS:
+            values = walls[(moment, kind)]
+            median = statistics.median(values)
+            over = median - floor
+            cpu = statistics.median(cpus[(moment, kind)])
+            print(
+                f"{kind:<10} {median:>7.3f}s {min(values):>7.3f}s {max(values):>7.3f}s"
+                f" {over:>+12.3f}s {cpu:>6.3f}s {cpu - cpu_floor:>+8.3f}s"
+            )
+            met = met and (kind == "minimal" or over <= budget)
+        print(f"goal: at most +{budget:.2f} s over minimal: {'met' if met else 'NOT met'}\n")
+        verdict = verdict or (0 if met else 1)
     return verdict
 
 
