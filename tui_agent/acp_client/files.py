@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from ..checkpoints import Checkpointer
 from ..session.records import Record
 from ..tools.builtin.write_file import WriteFileArgs, write_file
 from ..tools.file_access import open_regular_file
-from ..tools.sandbox import MissingParentError, SandboxError, resolve_in_workspace, shown_path
+from ..tools.sandbox import SandboxError, resolve_in_workspace, shown_path, workspace_relative
 from ..tools.spec import ToolContext, ToolFailure
 
 MAX_READ_BYTES = 16 * 1024 * 1024  # of one file the agent reads
@@ -53,23 +52,6 @@ def read_text(ctx: ToolContext, path: str, line: int | None, limit: int | None) 
     return "".join(lines[start:end])
 
 
-def workspace_relative(ctx: ToolContext, path: str) -> str | None:
-    """The workspace-relative path a write of ``path`` lands on (as write_file resolves it)."""
-    root = Path(os.path.realpath(ctx.workspace))
-    try:
-        target = resolve_in_workspace(path, ctx, for_write=True)
-    except MissingParentError:
-        lexical = Path(os.path.normpath(root / path))
-        target = Path(os.path.realpath(lexical.parent)) / lexical.name
-    except SandboxError:
-        return None
-    try:
-        rel = target.relative_to(root).as_posix()
-    except ValueError:
-        return None
-    return rel if rel not in ("", ".") else None
-
-
 async def write_text(
     ctx: ToolContext,
     path: str,
@@ -80,7 +62,7 @@ async def write_text(
     write: Callable[[Record], None],
 ) -> str:
     """Write ``content`` to ``path`` after its checkpoint; returns what was done."""
-    rel = workspace_relative(ctx, path)
+    rel = workspace_relative(path, ctx)
     if rel is None:
         try:
             resolve_in_workspace(path, ctx, for_write=True)

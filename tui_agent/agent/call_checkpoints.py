@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal
 
 from ..checkpoints import Checkpointer, Limits
 from ..sandbox.policy import SandboxMode
-from ..tools.sandbox import MissingParentError, SandboxError, resolve_in_workspace
+from ..tools.sandbox import workspace_relative
 from ..tools.spec import Risk, ToolContext, ToolOutput, ToolSpec
 from ..tools.validation import ValidatedCall
 from .call_sandbox import SandboxGate
@@ -124,16 +123,5 @@ def _file_paths(call: ValidatedCall, context: ToolContext) -> list[str]:
     path = getattr(call.args, "path", None)
     if not isinstance(path, str):
         return []
-    root = Path(os.path.realpath(context.workspace))
-    try:
-        target = resolve_in_workspace(path, context, for_write=True)
-    except MissingParentError:
-        lexical = Path(os.path.normpath(root / path))
-        target = Path(os.path.realpath(lexical.parent)) / lexical.name
-    except SandboxError:
-        return []
-    try:
-        rel = target.relative_to(root).as_posix()
-    except ValueError:
-        return []
-    return [rel] if rel not in ("", ".") else []
+    rel = workspace_relative(path, context)
+    return [rel] if rel is not None else []

@@ -78,6 +78,24 @@ def shown_path(real_path: Path, ctx: ToolContext) -> str:
     return relative.as_posix() if relative.parts else "."
 
 
+def workspace_relative(path: str, ctx: ToolContext) -> str | None:
+    """The workspace-relative path a write of ``path`` lands on (as write_file resolves it, its
+    folder perhaps not made yet); None outside the workspace or for the workspace itself."""
+    root = Path(os.path.realpath(ctx.workspace))
+    try:
+        target = resolve_in_workspace(path, ctx, for_write=True)
+    except MissingParentError:
+        lexical = Path(os.path.normpath(root / path))
+        target = Path(os.path.realpath(lexical.parent)) / lexical.name
+    except SandboxError:
+        return None
+    try:
+        rel = target.relative_to(root).as_posix()
+    except ValueError:
+        return None
+    return rel if rel not in ("", ".") else None
+
+
 def _checked(real: Path, original: str, workspace: Path, ctx: ToolContext) -> Path:
     if not real.is_relative_to(workspace):
         raise SandboxError(f"path {original!r} leads outside the workspace through a symlink")
