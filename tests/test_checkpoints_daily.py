@@ -103,8 +103,8 @@ async def test_the_thread_logs_what_failed_and_never_raises(tmp_path: Path, log_
     assert world.folder.path.exists()  # nothing was removed
 
 
-def _prune_thread() -> threading.Thread | None:
-    return next((t for t in threading.enumerate() if t.name == THREAD_NAME), None)
+def _prune_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == THREAD_NAME]
 
 
 async def test_the_host_starts_the_days_prune(
@@ -120,9 +120,11 @@ async def test_the_host_starts_the_days_prune(
     for _ in range(2):  # the second start the same day prunes nothing
         host = await open_host(HostOptions(profile="demo", workspace=str(world.workspace)),
                                HeadlessApprover("never"))  # fmt: skip
-        thread = _prune_thread()
         await host.close()
-        if thread is not None:
+        # Every prune thread alive, not the first found: another test's host in this worker
+        # may have left one running under the same name, and joining it alone let the assert
+        # below run before this host's prune had ended.
+        for thread in _prune_threads():
             await asyncio.to_thread(thread.join, 60)
     # The new session of the workspace may or may not be written when the prune reads the
     # sessions: the folder goes, or only what the old session kept.
