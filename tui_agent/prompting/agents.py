@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..session.paths import config_dir
 from ..workspace_trust import inside_workspace
-from .skills import clean_text
+from .skills import clean_text, front_matter
 from .templates import read_text
 
 KIND = "agents"
@@ -105,7 +105,7 @@ def parse_agent(text: str, source: str = "config", path: Path | None = None) -> 
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
     if end is None:
         raise AgentFileError("its front matter block has no closing '---' line")
-    fields = front_matter(lines[1:end])
+    fields = front_matter(lines[1:end], lists=True)
     raw_name = fields.get("name", "")
     if not raw_name:
         raise AgentFileError("its front matter has no 'name:'")
@@ -156,36 +156,6 @@ def _tools(value: str) -> tuple[str, ...]:
         if part not in names:
             names.append(part)
     return tuple(names)
-
-
-def front_matter(lines: list[str]) -> dict[str, str]:
-    """``key: value`` lines (YAML-ish): quotes stripped; indented lines and ``- item`` lines
-    after a key continue its value (a list's items joined by commas); ``|`` or ``>`` start a
-    block; anything else is ignored."""
-    fields: dict[str, str] = {}
-    key: str | None = None
-    for line in lines:
-        stripped = line.strip()
-        if key is not None and (line[:1] in (" ", "\t") or stripped.startswith("- ")):
-            if stripped.startswith("- "):
-                item = stripped[2:].strip()
-                fields[key] = f"{fields[key]}, {item}" if fields[key] else item
-            elif stripped:
-                fields[key] = f"{fields[key]} {stripped}".strip()
-            continue
-        key = None
-        name, colon, value = line.partition(":")
-        name = name.strip().lower()
-        if not colon or not name or name.startswith(("#", "-")) or name in fields:
-            continue
-        value = value.strip()
-        if value in ("|", ">", "|-", ">-"):
-            value = ""
-        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        fields[name] = value
-        key = name
-    return fields
 
 
 def load_agents(folder: Path, source: str, shown: str) -> AgentScan:

@@ -76,7 +76,7 @@ def parse_skill(text: str) -> tuple[str, str, str]:
     end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
     if end is None:
         raise SkillError("its front matter block has no closing '---' line")
-    fields = _front_matter(lines[1:end])
+    fields = front_matter(lines[1:end])
     raw_name = fields.get("name", "")
     if not raw_name:
         raise SkillError("its front matter has no 'name:'")
@@ -93,14 +93,22 @@ def parse_skill(text: str) -> tuple[str, str, str]:
     return name, description, body
 
 
-def _front_matter(lines: list[str]) -> dict[str, str]:
+def front_matter(lines: list[str], *, lists: bool = False) -> dict[str, str]:
     """``key: value`` lines (YAML-ish): quotes stripped; ``|`` or ``>`` and indented lines
-    after a key continue its value; anything else (lists, nested keys) is ignored."""
+    after a key continue its value; with ``lists`` (an agent's ``tools:``), ``- item`` lines
+    after a key continue it too, its items joined by commas; anything else (nested keys, and
+    lists without ``lists``) is ignored."""
     fields: dict[str, str] = {}
     key: str | None = None
     for line in lines:
-        if key is not None and line[:1] in (" ", "\t"):
-            fields[key] = f"{fields[key]} {line.strip()}".strip()
+        stripped = line.strip()
+        item = lists and stripped.startswith("- ")
+        if key is not None and (line[:1] in (" ", "\t") or item):
+            if item:
+                value = stripped[2:].strip()
+                fields[key] = f"{fields[key]}, {value}" if fields[key] else value
+            else:
+                fields[key] = f"{fields[key]} {stripped}".strip()
             continue
         key = None
         name, colon, value = line.partition(":")
