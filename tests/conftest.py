@@ -3,7 +3,9 @@ name, which wins over these."""
 
 from __future__ import annotations
 
+import compileall
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +40,25 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
     from .support.demo_user import demo_user
 
     return demo_user(tmp_path, monkeypatch)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Bytecode for the app and the tests, made once before the workers start. The children the
+    tests spawn (``tui-agent`` as a subprocess, servers, agents) run with
+    PYTHONDONTWRITEBYTECODE=1 so that none of them writes into the checkout while others read it;
+    without the bytecode made here each of them compiled every module it imports from source
+    (~0.2 s a start), and so did each worker, whatever the environment says about writing it."""
+    if hasattr(config, "workerinput"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("tui_agent", "tests"):
+        compileall.compile_dir(root / folder, quiet=1, workers=0)
+
+
+# pytest writes its rewritten test modules' bytecode unless told not to: a machine that sets
+# PYTHONDONTWRITEBYTECODE (some do, for everything) would have each worker rewrite and compile
+# every test module again on every run.
+sys.dont_write_bytecode = False
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
