@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_agent.sandbox import SandboxMode, SandboxPolicy, confine, confinement, detect
+from tui_agent.sandbox import SandboxMode, SandboxPolicy, confine, confinement, detect, spawner
 from tui_agent.sandbox.pids_cgroup import pids_parent
 from tui_agent.tools.process import run_in_process_group
 
@@ -53,6 +53,7 @@ FLOOR_ARGV = [sys.executable, "-I", "-S", "-c", "import ctypes"]
 
 
 NO_CGROUP = "workspace-write, no cgroup"
+FORKED = "workspace-write, app forks"
 BWRAP = "bwrap --unshare-all"
 
 
@@ -74,20 +75,24 @@ def bwrap_argv(workspace: Path) -> list[str] | None:
 
 
 async def one_call(
-    policy: SandboxPolicy, workspace: Path, argv: list[str] | None = None, cgroup: bool = True
+    policy: SandboxPolicy,
+    workspace: Path,
+    argv: list[str] | None = None,
+    cgroup: bool = True,
+    server: bool = True,
 ) -> float:
     started = time.perf_counter()
     if not cgroup:  # root: what the pids cgroup adds, as the call would pay without it
         parent, confine.pids_parent = confine.pids_parent, lambda: None  # type: ignore[assignment]
     try:
-        return await _call(policy, workspace, argv, started)
+        return await _call(policy, workspace, argv, started, server)
     finally:
         if not cgroup:
             confine.pids_parent = parent
 
 
 async def _call(
-    policy: SandboxPolicy, workspace: Path, argv: list[str] | None, started: float
+    policy: SandboxPolicy, workspace: Path, argv: list[str] | None, started: float, server: bool
 ) -> float:
     with confinement(policy, workspace) as launch:
         result = await run_in_process_group(
@@ -97,6 +102,7 @@ async def _call(
             timeout_s=30,
             output_cap=1000,
             preexec=launch.preexec,
+            spawn=launch.spawn if server else None,
         )
     elapsed = time.perf_counter() - started
     if result.returncode != 0:
@@ -114,11 +120,17 @@ async def main(runs: int) -> None:
     # with and without it.
     split = os.geteuid() == 0 and pids_parent() is not None
     off = POLICIES["unconfined"]
+    spawner.prepare()
+    deadline = time.monotonic() + 10
+    while spawner.server() is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    print("fork server:", "running" if spawner.server() else "NOT running (calls fork the app)")
     with tempfile.TemporaryDirectory() as folder:
         bwrap = bwrap_argv(Path(folder))
         names = (
             *POLICIES,
             *([NO_CGROUP] if split else []),
+            FORKED,
             *([BWRAP] if bwrap else []),
             LAUNCHER_FLOOR,
         )
@@ -131,6 +143,8 @@ async def main(runs: int) -> None:
             if split:
                 default = POLICIES["workspace-write"]
                 times[NO_CGROUP].append(await one_call(default, Path(folder), cgroup=False))
+            forked = await one_call(POLICIES["workspace-write"], Path(folder), server=False)
+            times[FORKED].append(forked)
             if bwrap:
                 times[BWRAP].append(await one_call(off, Path(folder), bwrap))
             times[LAUNCHER_FLOOR].append(await one_call(off, Path(folder), FLOOR_ARGV))

@@ -23,11 +23,14 @@ from .pids_cgroup import pids_group, pids_parent
 from .policy import SandboxMode, SandboxPolicy, denied_real_paths
 from .rules import policy_rules
 from .seccomp import network_filter
+from .spawner import Spawn, spawner
 
 
 @dataclass(frozen=True)
 class Launch:
-    """``preexec``: None when the command runs unconfined; ``env``: variables to add."""
+    """``preexec``: None when the command runs unconfined; ``env``: variables to add;
+    ``spawn``: how an asyncio caller starts the confined program (the fork server's way, or
+    a fork of the app with ``preexec``: see spawner.py); None when unconfined."""
 
     preexec: Callable[[], None] | None
     env: dict[str, str]
@@ -37,6 +40,7 @@ class Launch:
     max_processes: int = 0
     memory_mb: int = 0
     write_mb: int = 0
+    spawn: Spawn | None = None
     _reported: list[bytes] = field(default_factory=list)
 
     def _reports(self) -> bytes:
@@ -101,8 +105,9 @@ def confinement(
                 memory_events=memory.events,
             )
             pids_events = os.path.join(os.path.dirname(procs), "pids.events") if procs else ""
+            setup = preexec(plan)
             yield Launch(
-                preexec(plan),
+                setup,
                 _tmp(private),
                 report_read,
                 pids_events,
@@ -110,6 +115,7 @@ def confinement(
                 policy.max_processes,
                 policy.memory_mb,
                 policy.write_mb,
+                spawner(plan, report_write, setup),
             )
     finally:
         os.close(report_write)

@@ -93,15 +93,21 @@ def preexec(plan: Plan) -> Callable[[], None]:
     """The function ``subprocess`` runs in the child before ``exec``."""
 
     def setup() -> None:
-        try:
-            _launch(plan)
-        except OSError as exc:
-            _fail(str(exc))
+        launch_or_fail(plan)
 
     return setup
 
 
-def _fail(message: str) -> None:
+def launch_or_fail(plan: Plan) -> None:
+    """Confine this fresh process (a fork of the app, or of the fork server): returns in the
+    command, about to exec; every failure before it ends the process with ``SETUP_FAILED``."""
+    try:
+        _launch(plan)
+    except OSError as exc:
+        fail(str(exc))
+
+
+def fail(message: str) -> None:
     text = f"{SETUP_MESSAGE}{message}; the command did not run\n"
     try:
         os.write(2, text.encode("utf-8", "replace"))

@@ -21,10 +21,12 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
+from ..sandbox.spawner import spawn_subprocess
 from .process_limits import ended as group_ended
 from .process_limits import process_slot
 from .process_limits import started as group_started
@@ -41,6 +43,28 @@ class ProcessStartError(Exception):
     def __init__(self, program: str, reason: str) -> None:
         super().__init__(f"cannot start {program!r}: {reason}")
         self.reason = reason
+
+
+class ProcessHandle(Protocol):
+    """A started program, leader of its process group; its pid (the group's id) cannot be
+    given to another process before ``close``."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+    def kill(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# (argv, cwd, env, output fd) -> the program started in a session of its own, stdin /dev/null,
+# stdout and stderr to the fd; raises OSError when it cannot start (the sandbox's ``spawn``).
+Spawn = Callable[[Sequence[str], Path, Mapping[str, str], int], Awaitable[ProcessHandle]]
 
 
 @dataclass(frozen=True)
@@ -64,15 +88,18 @@ async def run_in_process_group(
     output_cap: int,
     grace_s: float = DEFAULT_GRACE_S,
     preexec: Callable[[], None] | None = None,
+    spawn: Spawn | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (no shell) and return its capped output and how it ended.
 
     It starts once one of the tool-process slots is free. On cancellation the whole group is
     ended before ``CancelledError`` propagates. ``preexec`` runs in the child before ``exec``
-    (the sandbox's confinement, see tui_agent.sandbox.launch).
+    (the sandbox's confinement, see tui_agent.sandbox.launch); ``spawn``, when given, starts
+    the program instead (the sandbox's ``Launch.spawn``: its fork server, see
+    tui_agent.sandbox.spawner).
     """
     async with process_slot():
-        return await _run(argv, cwd, env, timeout_s, output_cap, grace_s, preexec)
+        return await _run(argv, cwd, env, timeout_s, output_cap, grace_s, preexec, spawn)
 
 
 async def _run(
@@ -83,23 +110,18 @@ async def _run(
     output_cap: int,
     grace_s: float,
     preexec: Callable[[], None] | None = None,
+    spawn: Spawn | None = None,
 ) -> ProcessResult:
     started = time.monotonic()
     # Our own pipe rather than asyncio's: we can close it while a child that escaped the group
     # still holds the other end, and proc.wait() does not wait for it to close.
     read_fd, write_fd = os.pipe()
-    spawning = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=preexec,
-        )
+    starting: Awaitable[ProcessHandle] = (
+        spawn(argv, cwd, env, write_fd)
+        if spawn is not None
+        else spawn_subprocess(argv, cwd, env, write_fd, preexec)
     )
+    spawning = asyncio.ensure_future(starting)
     spawning.add_done_callback(_known)
     try:
         proc = await asyncio.shield(spawning)
@@ -118,16 +140,17 @@ async def _run(
         return await _collect(proc, read_fd, timeout_s, output_cap, grace_s, started)
     finally:
         group_ended(proc.pid)
+        proc.close()
 
 
-def _known(spawning: asyncio.Future[asyncio.subprocess.Process]) -> None:
+def _known(spawning: asyncio.Future[ProcessHandle]) -> None:
     """A spawned program's group is known at once, even to a cancelled caller."""
     if not spawning.cancelled() and spawning.exception() is None:
         group_started(spawning.result().pid)
 
 
 async def _collect(
-    proc: asyncio.subprocess.Process,
+    proc: ProcessHandle,
     read_fd: int,
     timeout_s: float,
     output_cap: int,
@@ -167,9 +190,7 @@ async def _collect(
     )
 
 
-async def _stop_spawned(
-    spawning: asyncio.Future[asyncio.subprocess.Process], grace_s: float
-) -> None:
+async def _stop_spawned(spawning: asyncio.Future[ProcessHandle], grace_s: float) -> None:
     while not spawning.done():
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.shield(spawning)
@@ -180,11 +201,11 @@ async def _stop_spawned(
     while not stopping.done():
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.shield(stopping)
-    with contextlib.suppress(ProcessLookupError):
-        proc.kill()
+    proc.kill()
     with contextlib.suppress(asyncio.CancelledError, TimeoutError):
         await asyncio.wait_for(proc.wait(), grace_s)
     group_ended(proc.pid)
+    proc.close()
 
 
 async def stop_process_group(pgid: int, grace_s: float = DEFAULT_GRACE_S) -> bool:
@@ -233,7 +254,7 @@ class _CappedOutput(asyncio.Protocol):
 
 
 async def _finish(
-    proc: asyncio.subprocess.Process,
+    proc: ProcessHandle,
     transport: asyncio.ReadTransport,
     collector: _CappedOutput,
     grace_s: float,

@@ -34,6 +34,7 @@ async def run_sandboxed(
             timeout_s=timeout_s,
             output_cap=ctx.command_output_cap,
             preexec=launch.preexec,
+            spawn=launch.spawn,
         )
         if launch.stopped_leftovers():
             result = replace(result, stopped_leftovers=True)
