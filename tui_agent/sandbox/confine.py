@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -120,7 +121,15 @@ def confinement(
     finally:
         os.close(report_write)
         os.close(report_read)
-        shutil.rmtree(private, ignore_errors=True)
+        _remove_later(private)
+
+
+def _remove_later(private: str) -> None:
+    """Remove the private folder off the call's path: on a busy disk even an empty folder's
+    rmdir can take milliseconds, and a full one much longer. Nothing runs in it any more."""
+    threading.Thread(
+        target=shutil.rmtree, args=(private,), kwargs={"ignore_errors": True}, daemon=True
+    ).start()
 
 
 def plan_for(

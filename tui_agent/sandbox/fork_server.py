@@ -42,7 +42,7 @@ import sys
 from dataclasses import dataclass, replace
 
 from .launch import Plan, fail, launch_or_fail
-from .namespaces import die_with_parent
+from .namespaces import die_with_parent, raw_fork
 
 READY = b"R"
 MESSAGE = struct.Struct("=ci")
@@ -136,7 +136,7 @@ def _start(request: Request, reply: socket.socket, fds: list[int]) -> _Call:
     stdin, stdout, stderr, report = fds
     plan = replace(request.plan, app_pid=os.getpid(), report_fd=report if report >= 0 else -1)
     exec_read, exec_write = os.pipe2(os.O_CLOEXEC)
-    pid = os.fork()
+    pid = raw_fork()  # no fork handlers: nothing else runs in this process
     if pid == 0:
         _child(request, plan, (stdin, stdout, stderr), report, exec_write)
     os.close(exec_write)

@@ -133,7 +133,10 @@ def denied_real_paths(
     """The denied paths that exist, ``~`` expanded and every symlink resolved."""
     found: list[str] = []
     for entry in (*denied, *extra):
-        path = os.path.realpath(os.path.expanduser(os.fspath(entry)))
+        given = os.path.expanduser(os.fspath(entry))
+        if not os.path.lexists(given):  # then its real path does not exist either (cheaper)
+            continue
+        path = os.path.realpath(given)
         if os.path.lexists(path) and path not in found and path != "/":
             found.append(path)
     return tuple(found)

@@ -48,6 +48,8 @@ class ServerUnavailable(Exception):
 class Subprocess:
     """An ``asyncio`` child as a process handle (``tools/process.py``'s ``ProcessHandle``)."""
 
+    contained = False  # reaped at once: a stop of its group after it ended costs nothing
+
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self._process = process
         self.pid = process.pid
@@ -93,8 +95,9 @@ class ServerProcess:
     """A call the server started: its launcher's pid (the group's id), unreaped until
     ``close`` (so signalling the group can reach no other process)."""
 
-    def __init__(self, pid: int, reply: socket.socket) -> None:
+    def __init__(self, pid: int, reply: socket.socket, contained: bool) -> None:
         self.pid = pid
+        self.contained = contained  # a PID namespace: nothing of the group outlives it
         self.returncode: int | None = None
         self._reply = reply
         self._closed = False
@@ -221,11 +224,12 @@ def server() -> _Server | None:
 
 
 def stop() -> None:
-    """End the server (its calls die with it); the next call forks the app until a new one
-    is started."""
+    """End the server (its calls die with it); the next ``prepare`` starts a new one. (One
+    found dead stays so: calls fork the app from then on.)"""
     with _lock:
         if _server and _server[0].owner == os.getpid():
             _server[0].stop()
+            _server.clear()
 
 
 @atexit.register
@@ -283,7 +287,7 @@ async def _through(
         if kind != b"P":
             raise OSError(errno.EIO, "the sandbox's fork server ended")
         kind, failure = await _receive(ours)
-        process = ServerProcess(pid, ours)
+        process = ServerProcess(pid, ours, plan.namespaces)
         if kind != b"E":
             raise OSError(errno.EIO, "the sandbox's fork server ended")
         if failure:

@@ -61,6 +61,12 @@ class ProcessHandle(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def contained(self) -> bool:
+        """True when nothing of the group can outlive its leader (the sandbox's PID
+        namespace): once it ended there is no group left to stop."""
+        ...
+
 
 # (argv, cwd, env, output fd) -> the program started in a session of its own, stdin /dev/null,
 # stdout and stderr to the fd; raises OSError when it cannot start (the sandbox's ``spawn``).
@@ -260,7 +266,8 @@ async def _finish(
     grace_s: float,
 ) -> bool:
     """End the group, reap the program, collect the output still in the pipe."""
-    stopped = await stop_process_group(proc.pid, grace_s)
+    ended = proc.returncode is not None and proc.contained
+    stopped = False if ended else await stop_process_group(proc.pid, grace_s)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), grace_s)
     # The group is gone, so the pipe reaches EOF at once, unless something escaped the group.
