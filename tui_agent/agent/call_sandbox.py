@@ -11,6 +11,7 @@ from ..sandbox.binding import bound_digest
 from ..sandbox.detect import Capabilities, detect
 from ..sandbox.policy import SandboxPolicy
 from ..sandbox.protections import approval_warning
+from ..sandbox.spawner import prepare as prepare_fork_server
 from ..tools.spec import ToolContext, ToolSpec
 
 CONFIRM_UNPROTECTED = (
@@ -32,8 +33,15 @@ class SandboxGate:
 
     @staticmethod
     def policy_for(spec: ToolSpec, context: ToolContext) -> SandboxPolicy | None:
-        """None for a tool that runs no program."""
-        return None if spec.sandbox is None else spec.sandbox.apply(context.sandbox)
+        """None for a tool that runs no program. A confined one starts the sandbox's fork
+        server if it is not running (sandbox/spawner.py): it is ready by the time the call,
+        asked about or approved, runs."""
+        if spec.sandbox is None:
+            return None
+        policy = spec.sandbox.apply(context.sandbox)
+        if policy.confined:
+            prepare_fork_server()
+        return policy
 
     def warning(self, policy: SandboxPolicy | None) -> str:
         return approval_warning(policy, self.caps)
