@@ -18,10 +18,12 @@ the same call (every namespace, a read-only root, its own /proc and /dev, the wo
 writable, dying with its parent): the floor of a compiled sandbox. The last line prints the
 added cost of each confined policy as a multiple of bubblewrap's (issue 33's goal: 1.5x).
 
-The line ``python -I -S (ctypes)`` is an unconfined call of a bare ``python -I -S -c
-"import ctypes"``: the floor of any exec'd Python launcher (spawned without a fork of the app,
-as ``os.posix_spawn`` would), before it did any of the sandbox's work. While it costs more than
-the whole confined call, moving the setup into such a launcher cannot make a call cheaper.
+Confined calls go through the sandbox's fork server (``sandbox/fork_server.py``), as
+run_command's do; the line ``workspace-write, app forks`` is the same call the old way, the app
+forked with the sandbox's ``preexec_fn`` (what the server replaces, and what a call falls back
+to without it), interleaved in the same run. ``--app-mb`` makes this process as large as a
+running app first: each fork of the app, and each exit of such a copy, costs in proportion to
+its memory, which the fork server's small process does not pay.
 """
 
 from __future__ import annotations
@@ -46,10 +48,6 @@ POLICIES = {
     "workspace-write+network": SandboxPolicy(network=True),
     "read-only": SandboxPolicy(mode=SandboxMode.READ_ONLY),
 }
-
-
-LAUNCHER_FLOOR = "python -I -S (ctypes)"
-FLOOR_ARGV = [sys.executable, "-I", "-S", "-c", "import ctypes"]
 
 
 NO_CGROUP = "workspace-write, no cgroup"
@@ -132,7 +130,6 @@ async def main(runs: int) -> None:
             *([NO_CGROUP] if split else []),
             FORKED,
             *([BWRAP] if bwrap else []),
-            LAUNCHER_FLOOR,
         )
         times: dict[str, list[float]] = {name: [] for name in names}
         for policy in POLICIES.values():  # warm-up
@@ -147,7 +144,6 @@ async def main(runs: int) -> None:
             times[FORKED].append(forked)
             if bwrap:
                 times[BWRAP].append(await one_call(off, Path(folder), bwrap))
-            times[LAUNCHER_FLOOR].append(await one_call(off, Path(folder), FLOOR_ARGV))
     base = statistics.median(times["unconfined"])
     added = {name: statistics.median(samples) - base for name, samples in times.items()}
     for name, samples in times.items():
@@ -160,7 +156,7 @@ async def main(runs: int) -> None:
         ratios = ", ".join(
             f"{name} {added[name] / added[BWRAP]:.2f}x"
             for name in times
-            if name not in ("unconfined", BWRAP, LAUNCHER_FLOOR)
+            if name not in ("unconfined", BWRAP)
         )
         print(f"added cost against bubblewrap's (+{added[BWRAP] * 1000:.2f} ms): {ratios}")
     else:
