@@ -20,6 +20,7 @@ import pytest
 from tui_agent.sandbox import SandboxPolicy, confinement, detect, spawner
 from tui_agent.sandbox.confine import plan_for
 from tui_agent.sandbox.launch import SETUP_FAILED
+from tui_agent.tools.jobs import JobTable
 from tui_agent.tools.process import ProcessStartError, run_in_process_group
 
 from ..support.waiting import ends, poll
@@ -256,3 +257,24 @@ def test_kill_9_of_the_app_ends_the_server_and_every_command(tmp_path: Path, mar
     assert app.wait(10) == -signal.SIGKILL
     poll(lambda: running_with(marker) == [], "every command process to end")
     poll(lambda: not _alive(server_pid), "the server to end")
+
+
+async def test_a_background_job_runs_through_the_server_and_stops(
+    server: spawner._Server, tmp_path: Path, marker: str
+) -> None:
+    assert server.process is not None
+    table = JobTable()
+    job = await table.start(
+        "sleep 60",
+        ["sh", "-c", "sleep 60 & sleep 60"],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        confine=lambda: confinement(SandboxPolicy(), tmp_path),
+    )
+    assert job.pgid is not None
+    assert _parent(job.pgid) == server.process.pid
+    await _running(marker)
+    assert await ends(table.stop(job, grace_s=1), "the job's stop")
+    assert job.state == "stopped"
+    assert running_with(marker) == []
+    assert not _alive(job.pgid)

@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .process import DEFAULT_GRACE_S, EXIT_LINGER_S, ProcessStartError, stop_process_group
+from ..sandbox.spawner import spawn_subprocess
+from .process import (
+    DEFAULT_GRACE_S,
+    EXIT_LINGER_S,
+    ProcessHandle,
+    ProcessStartError,
+    stop_process_group,
+)
 from .process_limits import ended as group_ended
 from .process_limits import started as group_started
 
@@ -218,6 +225,7 @@ async def _run(
                 job.notes = launch.limits_hit()
                 job.returncode = proc.returncode
                 job.state = "stopped" if job.stopping else "exited"
+                proc.close()
     except Exception as exc:  # the job fails, the app goes on
         if not spawned.done():
             spawned.set_exception(ProcessStartError(argv[0], str(exc)))
@@ -236,19 +244,14 @@ async def _spawn(
     launch: Launch,
     job: Job,
     spawned: asyncio.Future[None],
-) -> tuple[asyncio.subprocess.Process, asyncio.ReadTransport] | None:
+) -> tuple[ProcessHandle, asyncio.ReadTransport] | None:
     read_fd, write_fd = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=launch.preexec,
-        )
+        # Confined: through the sandbox's fork server where it runs (sandbox/spawner.py).
+        if launch.spawn is not None:
+            proc: ProcessHandle = await launch.spawn(argv, cwd, env, write_fd)
+        else:
+            proc = await spawn_subprocess(argv, cwd, env, write_fd, launch.preexec)
     except OSError as exc:
         os.close(read_fd)
         job.state = "failed"
@@ -265,6 +268,7 @@ async def _spawn(
     except BaseException:
         await stop_process_group(proc.pid, 0)
         group_ended(proc.pid)
+        proc.close()
         raise
     spawned.set_result(None)
     return proc, transport
