@@ -42,7 +42,7 @@ import sys
 from dataclasses import dataclass, replace
 
 from .launch import Plan, fail, launch_or_fail
-from .namespaces import die_with_parent, raw_fork
+from .namespaces import die_with_parent, not_dumpable, raw_fork
 
 READY = b"R"
 MESSAGE = struct.Struct("=ci")
@@ -78,6 +78,7 @@ def main() -> None:
         signal.signal(signum, signal.SIG_DFL)
     try:
         die_with_parent()
+        not_dumpable()  # each call's plan and environment pass through its memory
     except OSError:
         os._exit(1)
     if os.getppid() != app_pid:
