@@ -13,6 +13,15 @@ app / floor; the cost per KB shows whether it grows with the length.
     python3 bench/ui_answer_bench.py            # 20 KB, 200 KB, 1 MB, best of 2: 2-4 minutes
     python3 bench/ui_answer_bench.py --reps 1
     python3 bench/ui_answer_bench.py --kb 20 --reps 5
+    python3 bench/ui_answer_bench.py --kb 20 --also before=../old-checkout   # two codes, one run
+    python3 bench/ui_answer_bench.py --kb 20 --profile /tmp/prof   # cProfile of the timed part
+
+``--also LABEL=PATH`` runs the app of another checkout (its ``tui_agent`` first on PYTHONPATH,
+this one's bench and fake provider) as one more contender, interleaved with the others round
+by round. ``--profile DIR`` runs every contender under bench/profiled_child.py, which profiles
+the event loop's thread from the Enter to the last line on screen only, and writes one
+``LABEL-KB-REP.prof`` a run (read them with ``python3 -m pstats``); the times then include the
+profiler's overhead.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,7 +56,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def environment(root: Path) -> dict[str, str]:
+def environment(root: Path, checkout: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env = {k: v for k, v in env.items() if not k.startswith("TMUX")}
     # Bytecode as a user's install has it (an installed package has it; an editable one writes
@@ -60,6 +70,8 @@ def environment(root: Path) -> dict[str, str]:
     (root / "config" / "tui-agent" / "config.toml").write_text(
         "[settings]\ncontext_window = 2000000\n"
     )
+    if checkout is not None:  # its tui_agent before the installed (editable) one
+        env["PYTHONPATH"] = os.pathsep.join([str(checkout), *filter(None, [env.get("PYTHONPATH")])])
     return env | {
         "HOME": str(root / "home"),
         "XDG_CONFIG_HOME": str(root / "config"),
@@ -70,8 +82,18 @@ def environment(root: Path) -> dict[str, str]:
     }
 
 
-def measure(contender: str, text: str, last_line: str, root: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) from the request to ``last_line`` on screen."""
+def measure(
+    contender: str,
+    text: str,
+    last_line: str,
+    root: Path,
+    *,
+    checkout: Path | None = None,
+    profile: Path | None = None,
+) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) from the request to ``last_line`` on screen. ``contender``
+    is "floor" or an app; ``checkout`` the app's code if not this one's; ``profile`` the file
+    for a cProfile of the timed part."""
     tmux = shutil.which("tmux") or "tmux"
     name = f"answer-bench-{uuid.uuid4().hex[:8]}"
     deltas = [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
@@ -83,23 +105,27 @@ def measure(contender: str, text: str, last_line: str, root: Path) -> tuple[floa
     def screen() -> str:
         return run("capture-pane", "-p", "-t", name)
 
-    server = FakeProvider("openai-chat", api_key=KEY, require_tools=contender == "app")
+    app = contender != "floor"
+    python = str(sys.executable)
+    if profile is not None:
+        python += f" {ROOT / 'bench' / 'profiled_child.py'} {profile}"
+    server = FakeProvider("openai-chat", api_key=KEY, require_tools=app)
     with server:
         server.script(Reply([("text", delta) for delta in deltas], stop="stop"))
-        if contender == "app":
+        if app:
             command = (
-                f"exec {sys.executable} -m tui_agent --protocol openai-chat --model fake-model"
+                f"exec {python} -m tui_agent --protocol openai-chat --model fake-model"
                 f" --base-url {server.base_url} --api-key-env {KEY_ENV} --workspace {root / 'ws'}"
             )
             ready = "fake-model"
         else:
             floor = ROOT / "bench" / "answer_floor_app.py"
-            command = f"exec {sys.executable} {floor} {server.base_url} {KEY_ENV}"
+            command = f"exec {python} {floor} {server.base_url} {KEY_ENV}"
             ready = "floor ready"
         subprocess.run(
             [tmux, "-L", name, "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
              "-c", str(root / "ws"), command],
-            env=environment(root), check=True, timeout=10,
+            env=environment(root, checkout), check=True, timeout=10,
         )  # fmt: skip
         try:
             deadline = time.monotonic() + 30
@@ -109,8 +135,10 @@ def measure(contender: str, text: str, last_line: str, root: Path) -> tuple[floa
                 time.sleep(0.1)
             time.sleep(0.5)  # let startup work settle before timing
             pid = int(run("display-message", "-p", "-t", name, "#{pane_pid}").strip())
-            if contender == "app":
+            if app:
                 run("send-keys", "-t", name, "-l", "a long answer, please")
+            if profile is not None:
+                os.kill(pid, signal.SIGUSR1)
             run("send-keys", "-t", name, "Enter")
             first: tuple[float, float] | None = None
             deadline = time.monotonic() + TIMEOUT_S
@@ -118,7 +146,12 @@ def measure(contender: str, text: str, last_line: str, root: Path) -> tuple[floa
                 if first is None and server.requests:
                     first = (time.monotonic(), cpu_seconds(pid))
                 if first is not None and last_line in screen():
-                    return time.monotonic() - first[0], cpu_seconds(pid) - first[1]
+                    took = time.monotonic() - first[0], cpu_seconds(pid) - first[1]
+                    if profile is not None:
+                        os.kill(pid, signal.SIGUSR2)
+                        while not profile.exists() and time.monotonic() < deadline:
+                            time.sleep(0.05)
+                    return took
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{contender}: the last line never showed:\n{screen()}")
                 time.sleep(POLL_S)
@@ -132,30 +165,54 @@ def main() -> None:
     parser.add_argument(
         "--kb", type=int, nargs="+", help="answer sizes in KB (default: 20 200 1024)"
     )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="the app of another checkout, as one more contender (repeatable)",
+    )
+    parser.add_argument("--profile", type=Path, help="a folder for a cProfile of each run")
     args = parser.parse_args()
     sizes = tuple(kb * 1024 for kb in args.kb) if args.kb else SIZES
     if shutil.which("tmux") is None or not Path("/proc/self/stat").exists():
         sys.exit("needs tmux and /proc")
-    print("| answer | floor s (CPU s) | tui-agent s (CPU s) | wall ratio | CPU ratio | CPU ms/KB |")
-    print("|---|---|---|---|---|---|")
+    checkouts: dict[str, Path | None] = {"floor": None, "tui-agent": None}
+    for also in args.also:
+        label, _, path = also.partition("=")
+        if not path or label in checkouts:
+            sys.exit(f"--also {also}: LABEL=PATH, a label of its own")
+        checkouts[label] = Path(path).resolve()
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    print("| answer | app | floor s (CPU s) | app s (CPU s) | wall ratio | CPU ratio | CPU ms/KB |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         for size in sizes:
             last_line = f"The last line, {uuid.uuid4().hex[:10]}."
             text = markdown_answer(size) + " end.\n\n" + last_line + "\n"
             best: dict[str, tuple[float, float]] = {}
-            for _ in range(args.reps):
-                for contender in ("floor", "app"):
+            for rep in range(args.reps):
+                for contender, checkout in checkouts.items():
                     root = Path(folder) / uuid.uuid4().hex[:8]
                     root.mkdir()
-                    wall, cpu = measure(contender, text, last_line, root)
+                    profile = None
+                    if args.profile is not None:
+                        profile = args.profile / f"{contender}-{size // 1024}-{rep}.prof"
+                        profile.unlink(missing_ok=True)
+                    wall, cpu = measure(
+                        contender, text, last_line, root, checkout=checkout, profile=profile
+                    )
                     old = best.get(contender)
                     best[contender] = (min(wall, old[0]), min(cpu, old[1])) if old else (wall, cpu)
-            (fw, fc), (aw, ac) = best["floor"], best["app"]
-            print(
-                f"| {size // 1024:,} KB | {fw:.2f} ({fc:.2f}) | {aw:.2f} ({ac:.2f}) "
-                f"| {aw / fw:.2f}x | {ac / max(fc, 0.01):.2f}x | {ac * 1000 / (size / 1024):.1f} |",
-                flush=True,
-            )
+            fw, fc = best.pop("floor")
+            for contender, (aw, ac) in best.items():
+                print(
+                    f"| {size // 1024:,} KB | {contender} | {fw:.2f} ({fc:.2f}) "
+                    f"| {aw:.2f} ({ac:.2f}) | {aw / fw:.2f}x | {ac / max(fc, 0.01):.2f}x "
+                    f"| {ac * 1000 / (size / 1024):.1f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
