@@ -87,6 +87,18 @@ def test_indented_lines_after_a_blank_line_are_not_a_cut_point() -> None:
     assert all(not s.startswith(" ") for s in segments)
 
 
+def test_a_burst_is_cut_at_its_last_clean_boundary_a_slow_stream_only_every_freeze_at() -> None:
+    text = sample_markdown(20_000)
+    burst = MarkdownSplitter(8 * 1024).feed(text)  # a short answer arriving whole
+    assert "".join(p for p in burst if isinstance(p, str)) == text
+    assert isinstance(burst[-2], Cut)
+    tail = burst[-1]
+    assert isinstance(tail, str) and len(tail) < 2 * 1024  # what the live widget gets
+    splitter = MarkdownSplitter(8 * 1024)
+    slow = _segments([splitter.feed(part) for part in chunks(text, 100)])
+    assert all(len(segment) >= 8 * 1024 for segment in slow[:-1])
+
+
 # -- the widgets ----------------------------------------------------------------------------
 
 

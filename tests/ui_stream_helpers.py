@@ -125,11 +125,10 @@ def assert_shown_whole(body: SegmentedMarkdown, text: str) -> None:
     assert not body.failed
     assert not body.query(Markdown), "a live widget is left after finish"
     frozen = list(body.query(FrozenMarkdown))
-    expected = finished_segments(markdown_safe(text))
     sources = [widget.source for widget in frozen]
-    assert len(sources) == len(expected)
-    for index, (source, want) in enumerate(zip(sources, expected, strict=True)):
-        assert source == want, f"segment {index} differs"
+    # Where a burst is cut depends on how the text came (markdown_split); what the segments
+    # hold together does not: the text, with any overlong fence closed and reopened.
+    assert "".join(sources) == "".join(finished_segments(markdown_safe(text)))
     rendered = [word for widget in frozen for word in words("\n".join(widget.lines))]
     assert rendered == words(markdown_safe(text)), "a rendered line is missing words"
 

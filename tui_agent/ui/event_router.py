@@ -7,6 +7,7 @@ retry counts down in the status bar until the next event arrives.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -150,14 +151,25 @@ class EventRouter:
             card.set_name(event.name)
 
     def _maybe_flush(self) -> None:
-        now = clock(self.app).now()
-        if now - self._last_flush >= FLUSH_INTERVAL_S:
-            self.flush()
-        elif not self._flush_scheduled:
-            self._flush_scheduled = True
+        """Show the text at most every FLUSH_INTERVAL_S, and never later than that: when the
+        last flush is that old, at the end of what the stream gives at once (the events of a
+        read come one after the other with no await between them), not at its first delta. A
+        burst that arrives whole (a short answer on a fast link) is so shown in one update,
+        and at once, not a timer's interval later nor one delta first then the rest."""
+        if self._flush_scheduled:
+            return
+        self._flush_scheduled = True
+        wait = FLUSH_INTERVAL_S - (clock(self.app).now() - self._last_flush)
+        if wait <= 0:
+            asyncio.get_running_loop().call_soon(self._scheduled_flush)
+        else:
             # Textual's timer, not the app clock's: it only repaints sooner, decides nothing,
             # and a test's clock that stands still must not hold streamed text back.
-            self.app.set_timer(FLUSH_INTERVAL_S, self.flush)
+            self.app.set_timer(wait, self._scheduled_flush)
+
+    def _scheduled_flush(self) -> None:
+        if self._flush_scheduled:  # not flushed meanwhile (the turn's end flushes at once)
+            self.flush()
 
     def _streaming(self) -> None:
         if self.status.connection != "streaming":
@@ -165,9 +177,10 @@ class EventRouter:
 
     def flush(self) -> None:
         self._flush_scheduled = False
+        if not (self._pending_text or self._pending_reasoning):
+            return  # nothing shown: the interval still counts from the last text shown
         self._last_flush = clock(self.app).now()
-        if self._pending_text or self._pending_reasoning:
-            self._streaming()
+        self._streaming()
         if self._pending_reasoning:
             if self._reasoning is None:
                 self._reasoning = self.transcript.start_reasoning()

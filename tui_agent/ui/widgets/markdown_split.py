@@ -21,6 +21,12 @@ Decisions:
   any line that starts flush left, which can split a paragraph or a list in two; never after a
   line with a pipe (a table row) or before a setext underline of ``=``.
 - One line with no newline is never cut: a single 500 KB line stays one growing paragraph.
+- A burst (one feed of ``burst_at`` characters or more: a fast stream coalesced, or a short
+  answer arriving whole) is also cut at its last clean boundary once the segment holds
+  ``burst_at`` characters there, so that what stays for the live widget is the unfinished last
+  block, not the burst: Textual's Markdown mounts a widget per block, ~40 ms for 3 KB at once
+  (8 KB took 300 ms under load), where a frozen segment is one widget rendered only when
+  painted. A stream slow enough to come in small feeds is cut at ``freeze_at`` only.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 FREEZE_AT = 8 * 1024
+BURST_AT = 2 * 1024
 FENCE_LIMIT = 32 * 1024
 HARD_LIMIT = 32 * 1024
 
@@ -81,8 +88,10 @@ class MarkdownSplitter:
         *,
         fence_limit: int = FENCE_LIMIT,
         hard_limit: int = HARD_LIMIT,
+        burst_at: int | None = BURST_AT,
     ) -> None:
         self.freeze_at = freeze_at
+        self.burst_at = burst_at
         self.fence_limit = fence_limit
         self.hard_limit = hard_limit
         self._segment_size = 0  # characters in the current segment
@@ -98,15 +107,21 @@ class MarkdownSplitter:
         start = 0
         position = 0
         end = len(text)
+        clean = -1  # the last line start after ``start`` where a clean cut could be made
+        clean_size = 0  # the segment's size there
         while position < end:
             if not self._line_started:
                 self._line_started = True
-                cut = self._cut_before(text[position])
+                first = text[position]
+                cut = self._cut_before(first)
                 if cut is not None:
                     if position > start:
                         pieces.append(text[start:position])
                     pieces.append(cut)
                     start = position
+                    clean = -1
+                elif self._cuttable and self._fence is None and first not in " \t\n":
+                    clean, clean_size = position, self._segment_size
             newline = text.find("\n", position)
             if newline < 0:
                 self._line.append(text[position:])
@@ -118,6 +133,12 @@ class MarkdownSplitter:
             self._line = []
             self._line_started = False
             position = newline + 1
+        burst = self.burst_at
+        if burst is not None and end >= burst and clean > start and clean_size >= burst:
+            pieces.append(text[start:clean])
+            pieces.append(Cut())
+            start = clean
+            self._segment_size -= clean_size
         if end > start:
             pieces.append(text[start:])
         return pieces

@@ -54,7 +54,8 @@ _Work = str | _Freeze
 
 def finished_segments(text: str, freeze_at: int = FREEZE_AT) -> tuple[str, ...]:
     """The segments ``append(text)`` then ``finish()`` would give, without a widget (a resumed
-    session keeps thousands of finished answers as data)."""
+    session keeps thousands of finished answers as data). Streamed in other feeds, a burst may
+    be cut elsewhere (markdown_split): the same text, shown the same."""
     done: list[str] = []
     current: list[str] = []
     for piece in MarkdownSplitter(freeze_at).feed(text):
