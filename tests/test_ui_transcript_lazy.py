@@ -10,7 +10,13 @@ from rich.markdown import Markdown as RichMarkdown
 
 from tests.ui_stream_helpers import TranscriptApp, full_speed, settle
 from tests.ui_transcript_helpers import chunks, sample_markdown
-from tui_agent.ui.widgets.frozen_markdown import FrozenMarkdown
+from tui_agent.ui.widgets.frozen_markdown import (
+    CODE_THEME,
+    FrozenMarkdown,
+    _Piece,
+    _RenderedOnce,
+    pieces,
+)
 from tui_agent.ui.widgets.markdown_height import estimate_height
 from tui_agent.ui.widgets.segmented_markdown import finished_segments
 from tui_agent.ui.widgets.transcript import Transcript
@@ -33,6 +39,45 @@ def test_the_estimate_is_close_to_the_real_height() -> None:
                 estimated += estimate
                 real_total += real
     assert abs(estimated - real_total) <= real_total // 20
+
+
+def _rendered_lines(source: str, console: Console, first: bool = True) -> list[str]:
+    render = _RenderedOnce(source, CODE_THEME, lambda _w, _h: None)
+    list(render.__rich_console__(console, console.options))
+    return _Piece(source, first).lines(render)
+
+
+def test_a_segment_rendered_piece_by_piece_shows_the_lines_of_its_whole_render() -> None:
+    # The pieces are cut where a stream's segments are, lists kept whole: apart, with a blank
+    # line between them, they render as the segment does in one go.
+    for seed in range(3):
+        segments = finished_segments(sample_markdown(40_000, seed))
+        assert sum(len(pieces(source)) for source in segments) > 3 * len(segments)
+        for source in segments:
+            parts = pieces(source)
+            for width in (40, 76, 116):
+                console = Console(width=width, file=None, color_system=None)
+                lines: list[str] = []
+                for index, part in enumerate(parts):
+                    if index:
+                        lines.append("")
+                    lines.extend(_rendered_lines(part, console, index == 0))
+                assert lines == _rendered_lines(source, console), (seed, width)
+
+
+async def test_an_answer_arriving_whole_renders_only_the_pieces_on_screen() -> None:
+    text = sample_markdown(20_000, seed=2) + "\n\nThe last line.\n"
+    app = TranscriptApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        answer = app.query_one(Transcript).start_assistant()
+        answer.append(text)
+        answer.finish()
+        await settle(answer.body, pilot)
+        frozen = list(answer.query(FrozenMarkdown))
+        assert any("The last line." in line for line in frozen[-1].lines)
+        rendered = [widget.pieces_rendered for widget in frozen[:-1]]
+        # The end is on screen: the last segments' last pieces; nothing above them.
+        assert sum(done for done, _ in rendered) <= 4 < sum(total for _, total in rendered)
 
 
 def _painted(widget: FrozenMarkdown) -> bool:

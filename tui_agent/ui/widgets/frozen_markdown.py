@@ -4,14 +4,19 @@ Textual's Markdown widget mounts a widget per block (a 500 KB answer is ~8,000 w
 every widget on screen is laid out again on each streamed change; this is one widget whatever
 the length, drawn by rich's Markdown renderer.
 
-Rendered only when painted: parsing and highlighting cost ~8 ms per KB, and most of a long
+Rendered only where painted: parsing and highlighting cost ~8 ms per KB, and most of a long
 answer is never on screen at a given width (it streams past, or the scrollbar appearing changes
-the width). Until then the layout gets an estimate of its height (markdown_height, or the real
-height at another width scaled by the estimates); once painted, the real one.
+the width). The source is cut into pieces of about ``PIECE_AT`` characters where the splitter
+would cut a stream (markdown_split: rendered apart, they look as rendered together, a blank
+line between), and each piece is parsed and rendered only when one of its lines is painted, so
+the first screen of a burst renders the few KB at its end, not whole 8 KB segments. Until then
+the layout gets an estimate of a piece's height (markdown_height, or its real height at another
+width scaled by the estimates); once painted, the real one.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
@@ -20,11 +25,20 @@ from rich.markdown import ListItem, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.selection import Selection
+from textual.strip import Strip
 from textual.widgets import Static
 
+from .markdown_height import LIST_ITEM as _LIST_ITEM
 from .markdown_height import estimate_height
+from .markdown_split import Cut, MarkdownSplitter
+
+# The size of the pieces a segment is rendered by (see the module's docstring).
+PIECE_AT = 1024
+# A line's position in the ``offset`` meta, for a selection: piece * _KEY + line in the piece,
+# so that it does not depend on the heights of the pieces above, estimated or real.
+_KEY = 1 << 20
 
 # The code languages whose lexers warm_highlighting builds ahead of the first answer.
 WARM_LANGUAGES = ("python", "javascript", "bash", "json")
@@ -70,6 +84,25 @@ class _Markdown(RichMarkdown):
     }
 
 
+def pieces(source: str, piece_at: int = PIECE_AT) -> list[str]:
+    """``source`` cut where rendering the parts apart looks like rendering them together
+    (clean cuts only: never in a fence, never a forced cut), whitespace-only parts left out."""
+    unlimited = max(len(source), 1) * 2
+    splitter = MarkdownSplitter(
+        piece_at, fence_limit=unlimited, hard_limit=unlimited, burst_at=None
+    )
+    parts = [""]
+    for piece in splitter.feed(source):
+        if isinstance(piece, Cut):
+            parts.append("")
+        elif parts[-1] or not _LIST_ITEM.match(piece) or len(parts) == 1:
+            parts[-1] += piece
+        else:  # a list item after a blank line may go on the list above: not cut there
+            parts.pop()
+            parts[-1] += piece
+    return [part for part in parts if part.strip()]
+
+
 class _RenderedOnce:
     """A renderable that keeps the segments of its last render, per width.
 
@@ -82,14 +115,18 @@ class _RenderedOnce:
     ``rendered(width, height)`` is called after each real render.
     """
 
-    def __init__(self, source: str, theme: str, rendered: Callable[[int, int], None]) -> None:
+    def __init__(
+        self, source: str, theme: str, rendered: Callable[[int, int], None], key: int = 0
+    ) -> None:
         self._source = source
+        self._key = key  # the ``offset`` meta's line numbers start here
         self._theme = theme
         self._rendered = rendered
         self._markdown: RichMarkdown | None = None
         self.width = -1
         self._segments: list[Segment] = []
         self.lines: list[str] = []
+        self.lead = 0  # empty lines at the top (rich starts a list with one)
 
     def markdown(self) -> RichMarkdown:
         if self._markdown is None:
@@ -99,13 +136,26 @@ class _RenderedOnce:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width != self.width:
-            self._segments, self.lines = _with_offsets(console.render(self.markdown(), options))
+            rendered = console.render(self.markdown(), options)
+            self._segments, self.lines = _with_offsets(rendered, self._key)
+            self.lead = _empty_lines_on_top(self._segments)
             self.width = options.max_width
             self._rendered(self.width, len(self.lines))
         yield from self._segments
 
 
-def _with_offsets(segments: Iterable[Segment]) -> tuple[list[Segment], list[str]]:
+def _empty_lines_on_top(segments: list[Segment]) -> int:
+    count = 0
+    for text, _style, control in segments:
+        if control:
+            continue
+        if text != "\n":
+            break
+        count += 1
+    return count
+
+
+def _with_offsets(segments: Iterable[Segment], key: int = 0) -> tuple[list[Segment], list[str]]:
     placed: list[Segment] = []
     lines: list[str] = []
     line: list[str] = []
@@ -122,7 +172,7 @@ def _with_offsets(segments: Iterable[Segment]) -> tuple[list[Segment], list[str]
                 lines.append("".join(line).rstrip())
                 line, x = [], 0
             if part:
-                meta = Style.from_meta({"offset": (x, len(lines))})
+                meta = Style.from_meta({"offset": (x, key + len(lines))})
                 placed.append(Segment(part, style + meta if style else meta))
                 line.append(part)
                 x += len(part)
@@ -131,8 +181,48 @@ def _with_offsets(segments: Iterable[Segment]) -> tuple[list[Segment], list[str]
     return placed, lines
 
 
+class _Piece:
+    """One piece of a segment: its source, its render (when painted), its strips per style."""
+
+    __slots__ = ("estimates", "first", "render", "source", "strips")
+
+    def __init__(self, source: str, first: bool) -> None:
+        self.source = source
+        self.first = first
+        self.render: _RenderedOnce | None = None
+        self.estimates: dict[int, int] = {}
+        self.strips: tuple[int, Style, list[Strip]] | None = None  # width, base style, strips
+
+    def estimate(self, width: int) -> int:
+        if width not in self.estimates:
+            if len(self.estimates) > 8:
+                self.estimates.clear()
+            self.estimates[width] = estimate_height(self.source, width)
+        return self.estimates[width]
+
+    def height(self, width: int) -> int:
+        """The real height at ``width`` if rendered there; else an estimate, without rendering."""
+        render = self.render
+        if render is None or render.width <= 0:
+            return self.estimate(width)
+        real = len(self.lines(render))
+        if render.width == width:
+            return real
+        scale = self.estimate(width) / self.estimate(render.width)  # real elsewhere, scaled
+        return max(1, round(real * scale))
+
+    def skipped(self, render: _RenderedOnce) -> int:
+        """The lines a render of this piece has that the whole segment's would not: rich
+        starts a list with an empty line, which after a block above is the one between them,
+        already there between two pieces."""
+        return 0 if self.first else render.lead
+
+    def lines(self, render: _RenderedOnce) -> list[str]:
+        return render.lines[self.skipped(render) :]
+
+
 class FrozenMarkdown(Static):
-    """Markdown ``source`` (already made safe by the caller), rendered once."""
+    """Markdown ``source`` (already made safe by the caller), rendered once, piece by piece."""
 
     # The blank line between two segments is the later one's margin, set by a class
     # (SegmentedMarkdown's -follows), not ":last-child": Textual 8.2.8 applies the styles of
@@ -147,70 +237,146 @@ class FrozenMarkdown(Static):
     def __init__(self, source: str, *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.source = source
-        self._rendered: _RenderedOnce | None = None
-        self._given: tuple[int, int] = (-1, -1)  # the (width, height) the layout last got
-        self._estimates: dict[int, int] = {}
+        self._theme: str | None = None  # set once mounted
+        self._pieces: list[_Piece] | None = None  # cut at the first layout
+        # The layout last given: its width, and where each piece starts and how tall it is.
+        self._layout: tuple[int, list[int], list[int]] = (-1, [], [])
+        self._relayout = False  # a piece was painted at another height than laid out
 
     def on_mount(self) -> None:
-        theme = CODE_THEME if self.app.current_theme.dark else LIGHT_CODE_THEME
-        self._rendered = _RenderedOnce(self.source, theme, self._on_rendered)
-        self.update(self._rendered)
+        self._theme = CODE_THEME if self.app.current_theme.dark else LIGHT_CODE_THEME
 
-    def _estimate(self, width: int) -> int:
-        if width not in self._estimates:
-            if len(self._estimates) > 8:
-                self._estimates.clear()
-            self._estimates[width] = estimate_height(self.source, width)
-        return self._estimates[width]
+    def _all_pieces(self) -> list[_Piece]:
+        if self._pieces is None:
+            parts = pieces(self.source)
+            self._pieces = [_Piece(part, index == 0) for index, part in enumerate(parts)]
+        return self._pieces
+
+    def _lay_out(self, width: int) -> tuple[int, list[int], list[int]]:
+        starts: list[int] = []
+        heights: list[int] = []
+        y = 0
+        for piece in self._all_pieces():
+            height = piece.height(width)
+            starts.append(y)
+            heights.append(height)
+            y += height + 1  # a blank line between pieces, as between markdown blocks
+        self._layout = (width, starts, heights)
+        return self._layout
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """The real height if rendered at this width; else an estimate, without rendering."""
-        rendered = self._rendered
-        if width <= 0 or rendered is None:
+        """Real heights where rendered at this width; else estimates, without rendering."""
+        if width <= 0 or self._theme is None:
             return 0
-        if rendered.width == width:
-            height = len(rendered.lines)
-        elif rendered.width > 0:  # the real height at another width, scaled
-            scale = self._estimate(width) / self._estimate(rendered.width)
-            height = max(1, round(len(rendered.lines) * scale))
-        else:
-            height = self._estimate(width)
-        self._given = (width, height)
-        return height
+        _, starts, heights = self._lay_out(width)
+        return starts[-1] + heights[-1] if starts else 0
 
-    def _on_rendered(self, width: int, height: int) -> None:
-        if self._given != (width, height):
-            # Painted with an estimated height: lay out again with the real one. Not from
-            # inside the render: after it.
-            self.call_later(self.refresh, layout=True)
+    def _rendered(self, index: int, width: int) -> _RenderedOnce:
+        """Piece ``index`` rendered at ``width`` (done now if it was not)."""
+        piece = self._all_pieces()[index]
+        render = piece.render
+        if render is None:
+            assert self._theme is not None
+            render = piece.render = _RenderedOnce(
+                piece.source, self._theme, lambda _w, _h: None, index * _KEY
+            )
+        if render.width != width:
+            options = self.app.console_options.update(highlight=False, width=width)
+            list(render.__rich_console__(self.app.console, options.update_width(width)))
+        return render
 
-    def _render_now(self) -> _RenderedOnce | None:
-        """Render at the current width if that was not done yet (text asked for before the
-        widget was painted: a test, or a selection)."""
-        rendered = self._rendered
+    def _strips(self, index: int, width: int) -> list[Strip]:
+        """The painted lines of piece ``index``, as Textual's Static would make them."""
+        piece = self._all_pieces()[index]
+        style = self.visual_style.rich_style
+        if piece.strips is not None and piece.strips[:2] == (width, style):
+            return piece.strips[2]
+        render = self._rendered(index, width)
+        options = self.app.console_options.update(highlight=False, width=width)
+        segments = self.app.console.render(
+            self.post_render(render, style), options.update_width(width)
+        )
+        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
+        strips = [Strip(line) for line in lines][piece.skipped(render) :]
+        piece.strips = (width, style, strips)
+        return strips
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the layout last given: the piece it falls in is rendered now if it
+        was not, and laid out again after this frame if its real height is not the one the
+        layout had."""
+        width = self.size.width
+        blank = Strip.blank(width, self.visual_style.rich_style)
+        if width <= 0 or self._theme is None:
+            return blank
+        laid_out, starts, heights = self._layout
+        if laid_out != width:
+            laid_out, starts, heights = self._lay_out(width)
+        index = bisect_right(starts, y) - 1
+        if index < 0 or y >= starts[index] + heights[index]:
+            return Strip([])  # between two pieces: a blank line, as rich draws one
+        strips = self._strips(index, width)
+        if len(strips) != heights[index] and not self._relayout:
+            # Painted with an estimated height: lay out again with the real one, after.
+            self._relayout = True
+            self.call_later(self._lay_out_again)
+        line = y - starts[index]
+        return strips[line] if line < len(strips) else blank
+
+    def _lay_out_again(self) -> None:
+        self._relayout = False
+        self.refresh(layout=True)
+
+    def _render_now(self) -> list[_RenderedOnce]:
+        """Every piece rendered at the current width (text asked for: a test, a selection)."""
         width = self.content_size.width
-        if rendered is None or rendered.width == width or width <= 0:
-            return rendered
-        options = self.app.console_options.update_width(width).update(highlight=False)
-        list(rendered.__rich_console__(self.app.console, options))
-        return rendered
+        if width <= 0 or self._theme is None:
+            return []
+        return [self._rendered(index, width) for index in range(len(self._all_pieces()))]
 
     @property
     def rendered_width(self) -> int | None:
-        """The width of the last real render; None if never rendered (never painted)."""
-        rendered = self._rendered
-        return rendered.width if rendered is not None and rendered.width > 0 else None
+        """The width of the last real render of any piece; None if never painted."""
+        widths = [p.render.width for p in self._pieces or () if p.render and p.render.width > 0]
+        return widths[-1] if widths else None
+
+    @property
+    def pieces_rendered(self) -> tuple[int, int]:
+        """How many of its pieces were rendered (at any width), and how many it has."""
+        every = self._all_pieces()
+        return sum(1 for piece in every if piece.render and piece.render.width > 0), len(every)
 
     @property
     def lines(self) -> list[str]:
         """The plain text of each line as rendered at the current width (rendered now if it
         was not painted yet; empty before the widget is laid out)."""
-        rendered = self._render_now()
-        return list(rendered.lines) if rendered is not None else []
+        lines: list[str] = []
+        for index, render in enumerate(self._render_now()):
+            if index:
+                lines.append("")
+            lines.extend(self._all_pieces()[index].lines(render))
+        return lines
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text as shown (Textual extracts text only from its own content)."""
-        rendered = self._render_now()
-        if rendered is None or not rendered.lines:
+        renders = self._render_now()
+        if not renders:
             return None
-        return selection.extract("\n".join(rendered.lines)), "\n"
+        starts: list[int] = []  # where line 0 of each piece's render is, in ``lines``
+        y = 0
+        for piece, render in zip(self._all_pieces(), renders, strict=True):
+            skipped = piece.skipped(render)
+            starts.append(y - skipped)
+            y += len(render.lines) - skipped + 1
+
+        def placed(offset: Offset | None) -> Offset | None:
+            if offset is None:
+                return None
+            index, line = divmod(offset.y, _KEY)
+            index = min(index, len(starts) - 1)
+            return Offset(offset.x, starts[index] + line)
+
+        text = "\n".join(self.lines)
+        if not text:
+            return None
+        return Selection(placed(selection.start), placed(selection.end)).extract(text), "\n"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|(\d{1,9})[.)])[ \t]+")
+LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|(\d{1,9})[.)])[ \t]+")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _RULE = re.compile(r"[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _MARKUP = re.compile(r"\*+|__|`")
@@ -84,7 +84,7 @@ def estimate_height(source: str, width: int) -> int:
             start_block()
             lines += 1
             continue
-        item = _LIST_ITEM.match(line)
+        item = LIST_ITEM.match(line)
         if item is not None:
             close()
             if not in_list:
