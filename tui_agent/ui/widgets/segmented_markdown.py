@@ -246,8 +246,18 @@ class SegmentedMarkdown(Vertical):
                 if isinstance(work, _Freeze):
                     # What was not yet streamed is part of the frozen render: skip streaming it.
                     unwritten.clear()
-                    await self._freeze(work)
-                    if work.last:
+                    # And every segment frozen since goes in the same mount (a burst).
+                    freezes = [work]
+                    last = max(
+                        (i for i, later in enumerate(self._work) if isinstance(later, _Freeze)),
+                        default=-1,
+                    )
+                    for _ in range(last + 1):
+                        later = self._work.popleft()
+                        if isinstance(later, _Freeze):
+                            freezes.append(later)
+                    await self._freeze(freezes)
+                    if freezes[-1].last:
                         self._idle.set()
                         return
                 else:
@@ -267,12 +277,16 @@ class SegmentedMarkdown(Vertical):
         self._live = self.make_live("".join(self._current))
         await self.mount(self._live)
 
-    async def _freeze(self, work: _Freeze) -> None:
+    async def _freeze(self, works: list[_Freeze]) -> None:
         with self.app.batch_update():
-            if work.display.strip():
-                index = len(self._frozen.children)
-                await self._frozen.mount(self._frozen_widget(work.display, index))
-            self._shown = work.index + 1
+            index = len(self._frozen.children)
+            widgets: list[Widget] = []
+            for work in works:
+                if work.display.strip():
+                    widgets.append(self._frozen_widget(work.display, index + len(widgets)))
+            if widgets:
+                await self._frozen.mount_all(widgets)
+            self._shown = works[-1].index + 1
             live, self._live = self._live, None
             if live is not None:
                 await live.remove()
