@@ -18,7 +18,7 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 
@@ -50,7 +50,7 @@ from .events import AgentEvent, LoopEnded, Notice, TurnCompleted, TurnStarted, T
 from .recorder import SessionRecorder
 from .task_events import TaskEvents
 from .tool_list import ToolListLog
-from .turn_record import turn_record, write_off_loop
+from .turn_record import finish_write, start_write, turn_record, write_off_loop
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +92,9 @@ class Agent:
         self.messages: list[Message] = list(history or [])
         self.sent_anything = False
         self._stream_task: asyncio.Task[TurnResult] | None = None
+        # A complete turn's record, being written in a thread while its TurnCompleted is shown
+        # (see ``_keep``); awaited by ``_written`` before anything else happens to the turn.
+        self._writing: asyncio.Future[Any] | None = None
         self._cancelled = False
         # The automatic compaction of this message's turns: none yet, done, or told why not.
         self._auto_compaction: Literal["none", "done", "told"] = "none"
@@ -214,6 +217,14 @@ class Agent:
             yield Notice(warning, "warning")
 
     async def _loop(self) -> AsyncGenerator[AgentEvent, None]:
+        try:
+            async with contextlib.aclosing(self._steps()) as steps:
+                async for event in steps:
+                    yield event
+        finally:
+            await self._written()  # closed early (Esc, the app quitting): still written whole
+
+    async def _steps(self) -> AsyncGenerator[AgentEvent, None]:
         self._cancelled = False
         self.calls.cancel_requested = False
         auto_steps = 0
@@ -268,6 +279,7 @@ class Agent:
                 tokens, self.messages, input_tokens(self.protocol, result.usage)
             )
             yield self.context.update(self.request.system, self.tools, self.messages)
+            await self._written()
             if not result.tool_calls and result.stop_reason == PAUSED:
                 # The provider paused its own tool loop (a long web search): the turn goes back
                 # as it is, and the provider goes on with it. An auto step like any other.
@@ -488,4 +500,17 @@ class Agent:
                 )
             )
         record = turn_record(result, raw, self.protocol, self.request.model)
+        if isinstance(result, Turn):
+            # Not awaited here: its TurnCompleted goes first, so the answer is finished on
+            # screen while the record (every raw event redacted and encoded, then synced; 20-30
+            # ms at 20 KB, more under load) is written. The loop waits for it (``_written``)
+            # before anything else happens to the turn: no later record overtakes it.
+            self._writing = start_write(self.recorder, record)
+            return
         await write_off_loop(self.recorder, record)
+
+    async def _written(self) -> None:
+        """Wait for the record ``_keep`` left being written, if any (even when cancelled)."""
+        writing, self._writing = self._writing, None
+        if writing is not None:
+            await finish_write(writing)

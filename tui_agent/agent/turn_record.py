@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from ..session.records import AssistantRecord, RawEvent, ToolCallRecord, TruncatedRecord
 from ..stream.turn import Turn, TurnResult
@@ -50,7 +51,16 @@ def turn_record(result: TurnResult, raw: list[RawEvent], protocol: str, model: s
 async def write_off_loop(recorder: SessionRecorder, record: TurnRecord) -> None:
     """Write ``record`` (synced) in a worker thread, awaited to its end even when the caller is
     cancelled meanwhile: no later record overtakes it in the file."""
-    write = asyncio.ensure_future(asyncio.to_thread(recorder.append, record, sync=True))
+    await finish_write(start_write(recorder, record))
+
+
+def start_write(recorder: SessionRecorder, record: TurnRecord) -> asyncio.Future[Any]:
+    """``record`` (synced) being written in a worker thread; ``finish_write`` waits for it."""
+    return asyncio.ensure_future(asyncio.to_thread(recorder.append, record, sync=True))
+
+
+async def finish_write(write: asyncio.Future[Any]) -> None:
+    """Wait for ``write`` to end, even when the caller is cancelled meanwhile."""
     try:
         await asyncio.shield(write)
     except asyncio.CancelledError:
