@@ -347,6 +347,16 @@ class FrozenMarkdown(Static):
         return sum(1 for piece in every if piece.render and piece.render.width > 0), len(every)
 
     @property
+    def painted_at_real_height(self) -> bool:
+        """Every piece rendered at the width last laid out has its real height there."""
+        width, _, heights = self._layout
+        return all(
+            piece.render.width != width or heights[index] == len(piece.lines(piece.render))
+            for index, piece in enumerate(self._pieces or ())
+            if piece.render is not None
+        )
+
+    @property
     def lines(self) -> list[str]:
         """The plain text of each line as rendered at the current width (rendered now if it
         was not painted yet; empty before the widget is laid out)."""
