@@ -149,3 +149,62 @@ def test_the_command_line_imports_nothing_heavy_before_the_app_runs(tmp_path: Pa
     too) and the checks before the screen load no pydantic, httpx or config model (issue 33:
     doctor's module top cost about 0.2 s of every launch)."""
     assert _run_child(tmp_path, CLI_CHILD) == []
+
+
+# What the session's opening leaves to later: the markdown widgets (markdown-it, pygments) are
+# loaded in a thread once the session is open (ui/app.py's warm_markdown), not by the boot; and
+# httpx's command line (click, with rich's syntax and Pygments) never (ui/lean_imports.py).
+AFTER_OPEN = (
+    "markdown_it",
+    "pygments",
+    "tui_agent.ui.widgets.assistant_message",
+    "click",
+    "httpx._main",
+)
+
+OPEN_CHILD = r"""
+import asyncio, gc, json, sys
+
+AFTER = tuple(json.loads(sys.argv[1]))
+
+from tui_agent.ui import app as app_module
+from tui_agent.wiring.host_options import HostOptions
+
+warmed = []
+app_module.warm_markdown = lambda: warmed.append(True)  # the thread's import left out
+app = app_module.TuiAgentApp(HostOptions(profile="demo", workspace=sys.argv[3]))
+seen = {}
+
+def booting():
+    return any(w.group == "boot" and not w.is_finished for w in app.workers)
+
+async def main():
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(1500):
+            if app.router is not None and not booting():
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.05)
+        seen["loaded_by_the_open"] = sorted(
+            name for name in sys.modules.copy()
+            if any(name == top or name.startswith(top + ".") for top in AFTER)
+        )
+        seen["warmed"] = bool(warmed)
+        seen["collector_on"] = gc.isenabled()
+        await pilot.press("ctrl+q")
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.heavy
+def test_the_session_opens_without_the_markdown_widgets(tmp_path: Path) -> None:
+    """The boot opens the session without importing the markdown widgets (they come in a
+    thread after it: ~50 ms of the open, issue 33), and the garbage collector, off while the
+    start loads its ~120,000 long-lived objects (ui/startup_gc.py), is on again once open."""
+    script = OPEN_CHILD.replace("json.loads(sys.argv[1])", json.dumps(list(AFTER_OPEN)))
+    seen = _run_child(tmp_path, script)
+    assert seen["loaded_by_the_open"] == []
+    assert seen["warmed"], "the markdown widgets were never warmed once the session was open"
+    assert seen["collector_on"]

@@ -378,6 +378,18 @@ def _play_in_replay_app(loaded: LoadedSession, args: argparse.Namespace) -> None
 
 
 def _run_app(args: argparse.Namespace) -> int:
+    from .ui import startup_gc
+
+    # No collector passes over what the app loads until its session is open (startup_gc.py);
+    # the app turns it on again then, or this when the app did not get so far.
+    startup_gc.pause()
+    try:
+        return _run_the_app(args)
+    finally:
+        startup_gc.settle()
+
+
+def _run_the_app(args: argparse.Namespace) -> int:
     from .ui.app import TuiAgentApp
     from .wiring.host_options import HostOptions
 
@@ -411,7 +423,10 @@ def _run_app(args: argparse.Namespace) -> int:
 
 def _run_agent_app(args: argparse.Namespace, options: HostOptions) -> int:
     """``tui-agent --agent NAME``: an ACP agent's session in the app (ui/acp_app.py)."""
+    from .ui import startup_gc
     from .ui.acp_app import AcpApp
+
+    startup_gc.settle()  # this app's start is not paced so (startup_gc.py): the collector on
 
     app = AcpApp(options, args.agent, theme_name=args.theme, debug=args.debug)
     app.run()

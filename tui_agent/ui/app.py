@@ -23,7 +23,7 @@ from textual.widgets import Footer, Input, TextArea
 
 from ..text.sanitize import prepare_exact
 from ..wiring.host_options import HostOptions
-from . import approval_mode
+from . import approval_mode, lean_imports, startup_gc
 from .actions import Action, key_bindings, palette_entries, perform_named, run_slash
 from .arming import Clock, KeyClock
 from .jobs_view import attach_jobs
@@ -48,6 +48,17 @@ if TYPE_CHECKING:
 
 # How long a quit waits for the cancelled agent to write its last records: a bound, not a delay.
 QUIT_WAIT_S = 5.0
+
+
+def warm_markdown() -> None:
+    """In a thread once the session is open: the markdown widgets (markdown-it, pygments) and
+    the first code block's lexers, loaded ahead of the first answer, off the first screen, the
+    session's opening and the event loop (keys are read meanwhile). An answer that comes first
+    imports them itself, waiting for this thread's import of a module where it is under way."""
+    from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm)
+    from .widgets.frozen_markdown import warm_highlighting
+
+    warm_highlighting()
 
 
 class TuiAgentApp(SafeApp):
@@ -104,6 +115,8 @@ class TuiAgentApp(SafeApp):
     def on_ready(self) -> None:
         # Only once the first frame is on screen: the boot imports httpx, pydantic, the
         # providers and the tools, and would otherwise delay it by their whole import time.
+        # No collector passes over what they load until the session is open (startup_gc.py).
+        startup_gc.pause()
         self._boot()
         self.run_worker(prepare_exact, thread=True, group="exact", exit_on_error=False)
 
@@ -149,6 +162,13 @@ class TuiAgentApp(SafeApp):
 
     @work(exclusive=True, group="boot")
     async def _boot(self) -> None:
+        try:
+            await self._open_first_session()
+        finally:
+            startup_gc.settle()
+
+    async def _open_first_session(self) -> None:
+        lean_imports.import_httpx_without_its_command_line()  # before anything imports httpx
         from ..config import ConfigError
         from ..logs import setup_logging
         from ..session import SessionError
@@ -169,14 +189,8 @@ class TuiAgentApp(SafeApp):
             self.exit(return_code=1)
             return
         await self.show_session(host)
-        # Importing the markdown widgets here, once the session is open, keeps their cost
-        # (markdown-it, pygments) off the first screen, the session's opening and the first
-        # streamed answer.
-        from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm)
-        from .widgets.frozen_markdown import warm_highlighting
-
-        # The first code block's lexer, built beside the screen rather than in the first answer.
-        self.run_worker(warm_highlighting, thread=True, group="warm", exit_on_error=False)
+        # The session is open: the markdown widgets are loaded beside it (warm_markdown).
+        self.run_worker(warm_markdown, thread=True, group="warm", exit_on_error=False)
 
     async def show_session(
         self, host: SessionHost, notice: str = "", *, options: HostOptions | None = None
@@ -252,6 +266,7 @@ class TuiAgentApp(SafeApp):
     async def on_unmount(self) -> None:
         """However the app ends (Ctrl+Q, serve's tab closed, a signal), its session closes: MCP
         servers are stopped as asked for, not found dead at exit and reported as failed."""
+        startup_gc.settle()  # an app gone before its boot ran: the collector is on again
         if self.host is not None:
             self.host.agent.cancel()
             await self.host.close()
