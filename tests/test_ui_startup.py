@@ -151,10 +151,12 @@ def test_the_command_line_imports_nothing_heavy_before_the_app_runs(tmp_path: Pa
     assert _run_child(tmp_path, CLI_CHILD) == []
 
 
-# What the session's opening leaves to later: the markdown widgets (markdown-it, pygments) are
-# loaded in a thread once the session is open (ui/app.py's warm_markdown), not by the boot; and
+# What the session's opening leaves to later: the HTTP transport (httpcore) and the markdown
+# widgets (markdown-it, pygments) are made in a thread once the session is open (ui/app.py's
+# warm_after_open), not by the boot; and
 # httpx's command line (click, with rich's syntax and Pygments) never (ui/lean_imports.py).
 AFTER_OPEN = (
+    "httpcore",
     "markdown_it",
     "pygments",
     "tui_agent.ui.widgets.assistant_message",
@@ -171,7 +173,7 @@ from tui_agent.ui import app as app_module
 from tui_agent.wiring.host_options import HostOptions
 
 warmed = []
-app_module.warm_markdown = lambda: warmed.append(True)  # the thread's import left out
+app_module.warm_after_open = lambda client: warmed.append(True)  # the thread left out
 app = app_module.TuiAgentApp(HostOptions(profile="demo", workspace=sys.argv[3]))
 seen = {}
 
@@ -200,9 +202,10 @@ print(json.dumps(seen))
 
 @pytest.mark.heavy
 def test_the_session_opens_without_the_markdown_widgets(tmp_path: Path) -> None:
-    """The boot opens the session without importing the markdown widgets (they come in a
-    thread after it: ~50 ms of the open, issue 33), and the garbage collector, off while the
-    start loads its ~120,000 long-lived objects (ui/startup_gc.py), is on again once open."""
+    """The boot opens the session without making the HTTP transport or importing the markdown
+    widgets (they come in a thread after it: ~110 ms of the open, issue 33), and the garbage
+    collector, off while the start loads its ~120,000 long-lived objects (ui/startup_gc.py), is
+    on again once open."""
     script = OPEN_CHILD.replace("json.loads(sys.argv[1])", json.dumps(list(AFTER_OPEN)))
     seen = _run_child(tmp_path, script)
     assert seen["loaded_by_the_open"] == []

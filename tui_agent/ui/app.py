@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -50,11 +51,21 @@ if TYPE_CHECKING:
 QUIT_WAIT_S = 5.0
 
 
+def warm_after_open(client: object) -> None:
+    """In a thread once the session is open: the HTTP client's transport (httpcore, the TLS
+    context: transport/lazy.py), then the markdown widgets and lexers (``warm_markdown``), off
+    the session's opening and the event loop (keys are read meanwhile)."""
+    prepare = getattr(client, "prepare_transport", None)  # a LazyClient's (not imported here)
+    if prepare is not None:
+        prepare()
+    warm_markdown()
+
+
 def warm_markdown() -> None:
-    """In a thread once the session is open: the markdown widgets (markdown-it, pygments) and
-    the first code block's lexers, loaded ahead of the first answer, off the first screen, the
-    session's opening and the event loop (keys are read meanwhile). An answer that comes first
-    imports them itself, waiting for this thread's import of a module where it is under way."""
+    """The markdown widgets (markdown-it, pygments) and the first code block's lexers, loaded
+    ahead of the first answer, off the first screen and the session's opening. An answer that
+    comes first imports them itself, waiting for this thread's import of a module where it is
+    under way."""
     from .widgets import assistant_message, reasoning_block  # noqa: F401  (warm)
     from .widgets.frozen_markdown import warm_highlighting
 
@@ -189,8 +200,10 @@ class TuiAgentApp(SafeApp):
             self.exit(return_code=1)
             return
         await self.show_session(host)
-        # The session is open: the markdown widgets are loaded beside it (warm_markdown).
-        self.run_worker(warm_markdown, thread=True, group="warm", exit_on_error=False)
+        # The session is open: what its first request and first answer need is made beside it.
+        self.run_worker(
+            partial(warm_after_open, host.client), thread=True, group="warm", exit_on_error=False
+        )
 
     async def show_session(
         self, host: SessionHost, notice: str = "", *, options: HostOptions | None = None

@@ -39,6 +39,7 @@ from ..prompting.skills import SkillBook, config_skills
 from ..session import Redactor, SessionStore, SessionWriter
 from ..session.paths import protected_dirs, sessions_dir
 from ..session.records import CompactionRecord, NoteRecord, SubagentRecord
+from ..transport.lazy import LazyClient
 from .host_options import HostOptions
 from .resumed_session import Resumed, as_recorded, resumed_records
 from .setup import approval_policy, build_agent, system_prompt, use_workspace_hooks
@@ -327,7 +328,9 @@ async def open_host(
     if writer.degraded:
         notices.append(Notice(writer.degraded, "warning"))
     policy = approval_policy(config, mode)
-    client = httpx.AsyncClient()
+    # Its transport (httpcore, the TLS context) is made by the first request or the app's
+    # prepare_transport() after the session opens, not here (transport/lazy.py).
+    client = LazyClient()
     delegation = session_delegation(
         config, content, options.trust_workspace, notices, profile.is_demo
     )
