@@ -14,12 +14,13 @@ import time
 from pathlib import Path
 
 from tui_agent.checkpoints import CheckpointFolder, apply, plan_rewind
-from tui_agent.session.codec import RECORD
+from tui_agent.session.codec import record_adapter
 
 
 def main(argv: list[str]) -> int:
     workspace, root, records_file, pause = argv[1:5]
-    records = [RECORD.validate_json(line) for line in Path(records_file).read_text().splitlines()]
+    adapter = record_adapter()
+    records = [adapter.validate_json(line) for line in Path(records_file).read_text().splitlines()]
     folder = CheckpointFolder(Path(workspace), Path(root))
     plan = plan_rewind(folder, records)
     changes = [item.change() for item in plan.files]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.session.codec import RECORD
+from tui_agent.session.codec import record_adapter
 from tui_agent.session.records import HeaderRecord, UserRecord
 
 from .session_samples import OPAQUE_EVENTS
@@ -167,7 +167,7 @@ def test_json_is_the_full_record_and_loads_back_into_the_same_records(cli: Cli) 
     assert set(document) == {"header", "records", "problems"}
     loaded = cli.store.load(session)
     assert HeaderRecord.model_validate(document["header"]) == loaded.header
-    assert [RECORD.validate_python(r) for r in document["records"]] == loaded.records
+    assert [record_adapter().validate_python(r) for r in document["records"]] == loaded.records
     assert document["problems"] == []
     raw = document["records"][-1]["raw"]
     assert [event["data"] for event in raw] == [event.data for event in OPAQUE_EVENTS]

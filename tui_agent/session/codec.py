@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -14,11 +15,17 @@ from pydantic_core import PydanticSerializationError
 from ..stream import jsonparse
 from .records import RawEvent, Record
 
-RECORD: TypeAdapter[Record] = TypeAdapter(Record)
 BOM = b"\xef\xbb\xbf"
 _BATCH = 1024  # raw events encoded at a time: about 150-250 KB of JSON for tiny events
 # The writer puts "ts" then "type" first (field order), so a line's type can be read cheaply.
 _TYPE_SNIFF = re.compile(rb'\{"ts":[-+0-9.eE]{1,32},"type":"([a-z_]{1,32})"')
+
+
+@functools.cache
+def record_adapter() -> TypeAdapter[Record]:
+    """Every record type's validator, built by the first line read: the schemas of ~20 record
+    models cost ~50 ms, which a new session's opening (it only writes) does not pay."""
+    return TypeAdapter(Record)
 
 
 class LineError(ValueError):
@@ -97,7 +104,7 @@ def decode_line(line: bytes) -> tuple[Record, bool]:
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise LineError("not a record")
     try:
-        return RECORD.validate_python(value), replaced
+        return record_adapter().validate_python(value), replaced
     except ValidationError as exc:
         kinds = {str(error["type"]) for error in exc.errors()}
         if "union_tag_invalid" in kinds:

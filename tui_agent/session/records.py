@@ -19,7 +19,7 @@ FORMAT_VERSION = 1
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     ts: float = 0.0  # wall-clock time the record was written (epoch seconds)
 
@@ -65,7 +65,7 @@ class StoredImage(BaseModel):
     """An image sent to the model, kept in the data folder's image store under its SHA-256
     (images/store.py): the session file names it, never holds its bytes."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     digest: str  # hex SHA-256 of the bytes sent
     media_type: str
@@ -79,7 +79,7 @@ class AttachedFile(BaseModel):
     """A file attached to a user message (@path), as the model received it: its text, or an
     image (then ``text`` is empty)."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     path: str  # relative to the workspace, '/'-separated
     text: str
@@ -100,7 +100,7 @@ class UserRecord(_Record):
 
 
 class ToolCallRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     name: str
@@ -209,7 +209,7 @@ class NoteRecord(_Record):
 
 
 class OfferedTool(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     schema_hash: str  # SHA-256 of the canonical JSON of its description and input schema
@@ -231,7 +231,7 @@ class CapturedFile(BaseModel):
     (a symlink's content is its target). ``folders``: missing folders a write would create.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     path: str  # relative to the workspace, '/'-separated
     kind: Literal["missing", "file", "symlink", "other", "uncovered"]
@@ -273,7 +273,7 @@ class CheckpointDoneRecord(_Record):
 
 
 class RewoundFile(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     before: CapturedFile  # as it was when the rewind ran (kept, so the rewind can be undone)
     after: CapturedFile  # what the rewind put there
@@ -335,7 +335,6 @@ InnerRecord = Annotated[
     | SubagentRecord,
     Field(discriminator="type"),
 ]
-SubagentRecord.model_rebuild()
 
 Record = Annotated[
     HeaderRecord
