@@ -175,3 +175,22 @@ def test_run_cuts_a_large_numeric_read_to_a_2048_window_and_goes_on(home: Home) 
     digits = sum(ch.isdigit() for ch in result["content"])
     limit = second.get("max_tokens") or second.get("max_completion_tokens")
     assert 1338 + digits + limit <= 2048, (digits, limit)
+
+
+def test_the_ascii_spelt_classes_are_the_negated_ones() -> None:
+    """estimate.py spells two classes as ASCII ranges (cheaper to compile); they hold exactly the
+    characters of the negated classes they stand for (all of ASCII and a sample beyond)."""
+    import re
+
+    from tui_agent.context import estimate
+
+    pairs = (
+        (estimate._NOT_WORD, r"[^\r\n0-9A-Za-z\x80-\U0010ffff]"),
+        (estimate._SYMBOL, r"[^\s0-9A-Za-z\x80-\U0010ffff]"),
+    )
+    points = [*range(0x300), *range(0x300, 0x110000, 97), 0xFFFF, 0x10000, 0x10FFFF]
+    for spelt, negated in pairs:
+        ours, theirs = re.compile(spelt), re.compile(negated)
+        for point in points:
+            char = chr(point)
+            assert bool(ours.fullmatch(char)) == bool(theirs.fullmatch(char)), hex(point)
