@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tui_agent.transport.lazy import LazyClient, LazyTransport
+from tui_agent.transport.lazy import LazyClient, LazyTransport, tls_context
 
 
 async def _serve_once() -> tuple[asyncio.Server, str]:
@@ -69,3 +69,44 @@ def test_a_tls_setup_failure_is_a_connect_error(
                 await client.get("https://127.0.0.1:9/")
 
     asyncio.run(main())
+
+
+def _context_of(client: LazyClient) -> object:
+    transport = client._transport
+    assert isinstance(transport, LazyTransport)
+    client.prepare_transport()
+    made = transport._transport
+    assert made is not None
+    return made._pool._ssl_context
+
+
+def test_clients_share_one_tls_context_per_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The certificate bundle is loaded once a process, not once a client; a client with
+    another bundle in its environment, another verification or HTTP/2 gets a context apart."""
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    first, second = LazyClient(), LazyClient()
+    shared = _context_of(first)
+    assert _context_of(second) is shared
+    assert tls_context() is shared
+    assert _context_of(LazyClient(verify=False)) is not shared
+    assert tls_context(http2=True) is not shared
+    assert tls_context(trust_env=False) is not shared
+
+    bundle = tmp_path / "bundle.pem"
+    bundle.write_text(_any_pem(), encoding="ascii")
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    own = _context_of(LazyClient())
+    assert own is not shared and _context_of(LazyClient()) is own
+    assert tls_context(trust_env=False) is not own  # the environment is not read then
+    for client in (first, second):
+        asyncio.run(client.aclose())
+
+
+def _any_pem() -> str:
+    """A certificate file ssl accepts: certifi's own bundle."""
+    import certifi
+
+    return Path(certifi.where()).read_text(encoding="ascii")
