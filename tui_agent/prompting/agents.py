@@ -16,22 +16,23 @@ that cannot be used is skipped with a line saying why (``AgentScan.problems``), 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..session.paths import config_dir
-from ..workspace_trust import inside_workspace
-from .skills import clean_text, front_matter
+from .definitions import (
+    DefinitionError,
+    DefinitionFolders,
+    clean_text,
+    definitions_digest,
+    parse_head,
+)
 from .templates import read_text
 
 KIND = "agents"
 MAX_AGENT_BYTES = 64 * 1024
 MAX_AGENTS = 100
-MAX_DESCRIPTION = 1024
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _TOOL = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # Claude Code's names for its tools, as this app's built-in tools.
 CLAUDE_TOOL_NAMES = {
@@ -85,47 +86,26 @@ class AgentScan:
     problems: tuple[str, ...] = ()  # one line per file skipped, and why
 
 
-class AgentFileError(ValueError):
+class AgentFileError(DefinitionError):
     """An agent file that cannot be used; the message says why."""
 
 
 def config_agents_dir() -> Path:
-    return config_dir() / "agents"
+    return AGENT_FOLDERS.config_dir()
 
 
 def workspace_agents_dir(workspace: Path) -> Path:
-    return workspace / ".tui-agent" / "agents"
+    return AGENT_FOLDERS.workspace_dir(workspace)
 
 
 def parse_agent(text: str, source: str = "config", path: Path | None = None) -> AgentDefinition:
     """The definition an agent file's text holds; AgentFileError says what is wrong."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise AgentFileError("it does not start with a front matter block (a '---' line)")
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-    if end is None:
-        raise AgentFileError("its front matter block has no closing '---' line")
-    fields = front_matter(lines[1:end], lists=True)
-    raw_name = fields.get("name", "")
-    if not raw_name:
-        raise AgentFileError("its front matter has no 'name:'")
-    name = clean_text(raw_name).lower().replace(" ", "-")
-    if not _NAME.match(name):
-        shown = clean_text(raw_name)[:40]
-        raise AgentFileError(
-            f"its name {shown!r} is not 1-64 lowercase letters, digits, '-' or '_'"
-        )
-    description = clean_text(fields.get("description", ""))
-    if not description:
-        raise AgentFileError("its front matter has no 'description:'")
-    if len(description) > MAX_DESCRIPTION:
-        description = description[: MAX_DESCRIPTION - 1] + "…"
+    fields, name, description, body = parse_head(text, AgentFileError, lists=True)
     tools = _tools(fields["tools"]) if "tools" in fields else None
     model = clean_text(fields.get("model", ""))
     profile = clean_text(fields.get("profile", ""))
     if model.lower() not in _INHERIT and profile:
         raise AgentFileError("it names both a model and a profile; keep one")
-    body = "\n".join(lines[end + 1 :]).strip("\n")
     if not body.strip():
         raise AgentFileError("it has no system prompt (the text after the front matter)")
     return AgentDefinition(
@@ -158,68 +138,49 @@ def _tools(value: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _agent(entry: os.DirEntry[str], source: str) -> AgentDefinition:
+    if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+        raise AgentFileError("not a regular file")
+    path = Path(entry.path)
+    text = read_text(path, MAX_AGENT_BYTES)
+    if text is None:
+        raise AgentFileError("unreadable, or larger than 64 KB")
+    return parse_agent(text, source, path)
+
+
+def _markdown(entry: os.DirEntry[str]) -> bool:
+    return entry.name.endswith(".md") and not entry.name.startswith(".")
+
+
+AGENT_FOLDERS = DefinitionFolders("agent", MAX_AGENTS, _agent, wanted=_markdown)
+
+
 def load_agents(folder: Path, source: str, shown: str) -> AgentScan:
     """The agents of ``folder``'s ``*.md`` files, by file name; ``shown`` names the folder in
     problems. Symlinks, other files and unreadable or invalid files are skipped."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return AgentScan()
-    agents: list[AgentDefinition] = []
-    problems: list[str] = []
-    for entry in entries:
-        if not entry.name.endswith(".md") or entry.name.startswith("."):
-            continue
-        if len(agents) >= MAX_AGENTS:
-            problems.append(f"{shown}: more than {MAX_AGENTS} agents; the rest are skipped")
-            break
-        where = f"{shown}/{clean_text(entry.name)[:60]}"
-        if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
-            problems.append(f"{where} is skipped: not a regular file")
-            continue
-        path = Path(entry.path)
-        text = read_text(path, MAX_AGENT_BYTES)
-        if text is None:
-            problems.append(f"{where} is skipped: unreadable, or larger than 64 KB")
-            continue
-        try:
-            agent = parse_agent(text, source, path)
-        except AgentFileError as exc:
-            problems.append(f"{where} is skipped: {exc}")
-            continue
-        if any(a.name == agent.name for a in agents):
-            problems.append(f"{where} is skipped: another agent is named {agent.name!r}")
-            continue
-        agents.append(agent)
-    return AgentScan(tuple(agents), tuple(problems))
+    return AgentScan(*AGENT_FOLDERS.scan(folder, source, shown))
 
 
 def config_agents() -> AgentScan:
-    return load_agents(config_agents_dir(), "config", "agents")
+    return AgentScan(*AGENT_FOLDERS.config())
 
 
 def workspace_agents(workspace: Path) -> tuple[AgentScan, Path | None]:
     """The workspace's agents a config one of the same name does not hide; none, and the
     folder, when it leads outside the workspace (a symlink)."""
-    folder = workspace_agents_dir(workspace)
-    if not inside_workspace(folder, workspace):
-        return AgentScan(), folder
-    names = {a.name for a in config_agents().agents}
-    scan = load_agents(folder, "workspace", ".tui-agent/agents")
-    kept = tuple(a for a in scan.agents if a.name not in names)
-    return AgentScan(kept, scan.problems), None
+    found, outside = AGENT_FOLDERS.workspace(workspace)
+    return AgentScan(*found), outside
+
+
+def _digested(agent: AgentDefinition) -> tuple[str, ...]:
+    tools = "\0".join(agent.tools) if agent.tools is not None else "\1all"
+    parts = (agent.name, agent.description, agent.prompt, tools)
+    return (*parts, agent.model or "", agent.profile or "")
 
 
 def agents_digest(agents: tuple[AgentDefinition, ...]) -> str:
     """What trust binds: every agent's every field."""
-    digest = hashlib.sha256()
-    for agent in sorted(agents, key=lambda a: a.name):
-        tools = "\0".join(agent.tools) if agent.tools is not None else "\1all"
-        parts = (agent.name, agent.description, agent.prompt, tools)
-        for part in (*parts, agent.model or "", agent.profile or ""):
-            digest.update(part.encode("utf-8", "backslashreplace") + b"\0")
-        digest.update(b"\1")
-    return digest.hexdigest()
+    return definitions_digest(agents, _digested)
 
 
 def _tools_line(agent: AgentDefinition) -> str:
