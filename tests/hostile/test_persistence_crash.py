@@ -84,6 +84,10 @@ def test_kill_9_during_appends_at_random_points(store: SessionStore) -> None:
         assert len(loaded.records) == len(complete) - 1, round_
         if data.endswith(b"\n"):
             assert loaded.problems == []
+            if len(complete) < 2:
+                # Killed before its first record (a loaded machine): the header, written here
+                # before the child started, is all there is, and it is not the child's to tear.
+                continue
             # What a power cut would leave: the last record only partly on disk.
             last = data.rstrip(b"\n").rfind(b"\n") + 1
             os.truncate(path, rng.randrange(last + 1, len(data) - 1))
