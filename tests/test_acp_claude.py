@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,31 +21,15 @@ from typing import Any
 
 import pytest
 
-from tui_agent.acp_client.session import AcpSession
 from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
-from tui_agent.approval.policy import ApprovalPolicy
-from tui_agent.checkpoints import Checkpointer
 from tui_agent.stream.events import TextDelta
 
+from .acp_npm_helpers import NpmAgent
 from .fake_provider import Drip, FakeProvider, Reply
 from .run_helpers import Home
 from .test_acp_client import _Answers, _Writer
 
-ADAPTER = (
-    Path(__file__).resolve().parent / "acp_agents" / "node_modules" / ".bin" / "claude-code-acp"
-)
 KEY = "sk-ant-api03-FAKEFAKEFAKE0123456789"
-
-
-def _why_not() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not installed"
-    if not ADAPTER.exists():
-        return "claude-code-acp is not installed: run `npm ci` in tests/acp_agents (.ci/run does)"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
 
 
 def _aside(request: Any) -> tuple[int, Any] | None:
@@ -95,31 +78,19 @@ def _claude_env(root: Path, server: FakeProvider) -> dict[str, str]:
     }
 
 
-def _configure(home: Home, server: FakeProvider) -> None:
-    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in _claude_env(home.root, server).items())
-    home.write_config(
-        f"[agents.claude]\ncommand = [{json.dumps(str(ADAPTER))}]\nenv = {{ {env} }}\n"
-    )
-
-
-def _run(home: Home, prompt: str, approve: str, *extra: str) -> Any:
-    argv = [sys.executable, "-m", "tui_agent.cli", "run", "--agent", "claude", prompt]
-    argv += ["--workspace", str(home.workspace), "--approve", approve, "--json", *extra]
-    return home.run_argv(argv, key=None)
-
-
-def _server() -> FakeProvider:
-    server = FakeProvider("anthropic", api_key=KEY, require_tools=False)
-    server.aside = _aside
-    return server
+CLAUDE = NpmAgent(
+    "claude", "claude-code-acp", "claude-code-acp", "anthropic", KEY, _aside, _claude_env
+)
+ADAPTER = CLAUDE.path
+pytestmark = CLAUDE.skip_unless_installed()
 
 
 def test_claude_codes_write_approved_lands_and_a_rewind_undoes_it(home: Home) -> None:
     target = home.workspace / "hello.txt"
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(_write_call(target, "hi from claude\n"), Reply([("text", "Written.")]))
-        _configure(home, server)
-        done = _run(home, "write hello.txt", "all")
+        CLAUDE.configure(home, server)
+        done = CLAUDE.run(home, "write hello.txt", "all")
         assert done.code == 0, done.stderr
         server.assert_all_consumed()
     assert target.read_text() == "hi from claude\n"
@@ -140,10 +111,10 @@ def test_claude_codes_write_approved_lands_and_a_rewind_undoes_it(home: Home) ->
 
 def test_claude_codes_write_denied_writes_nothing(home: Home) -> None:
     target = home.workspace / "no.txt"
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(_write_call(target, "nope\n"), Reply([("text", "Understood.")]))
-        _configure(home, server)
-        done = _run(home, "write no.txt", "never")
+        CLAUDE.configure(home, server)
+        done = CLAUDE.run(home, "write no.txt", "never")
         assert done.code == 0, done.stderr
     assert not target.exists()
     events = done.events()
@@ -153,29 +124,14 @@ def test_claude_codes_write_denied_writes_nothing(home: Home) -> None:
     assert finished["status"] == "denied"
 
 
-def _session(tmp_path: Path, server: FakeProvider, approver: Any, writer: _Writer) -> AcpSession:
-    workspace = tmp_path / "ws"
-    workspace.mkdir(exist_ok=True)
-    return AcpSession(
-        "claude",
-        [str(ADAPTER)],
-        _claude_env(tmp_path, server),
-        workspace=workspace,
-        approver=approver,
-        policy=ApprovalPolicy(),
-        writer=writer,
-        checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
-    )
-
-
 async def test_claude_code_asks_tui_agents_approver_and_y_writes(tmp_path: Path) -> None:
     from tui_agent.approval.decision import approve
 
     target = tmp_path / "ws" / "asked.txt"
     writer, answers = _Writer(), _Answers(approve())
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(_write_call(target, "asked\n"), Reply([("text", "Done.")]))
-        session = _session(tmp_path, server, answers, writer)
+        session = CLAUDE.session(tmp_path, server, answers, writer)
         await session.start()
         try:
             events = [event async for event in session.send("write asked.txt")]
@@ -192,9 +148,9 @@ async def test_claude_code_asks_tui_agents_approver_and_y_writes(tmp_path: Path)
 async def test_esc_mid_stream_cancels_claude_code(tmp_path: Path) -> None:
     writer = _Writer()
     words = [("text", f"word{n} ") for n in range(400)]
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(Reply(words, stop="end_turn", faults=[Drip(40, 0.02)]))
-        session = _session(tmp_path, server, _Answers(), writer)
+        session = CLAUDE.session(tmp_path, server, _Answers(), writer)
         await session.start()
         events: list[Any] = []
         try:
@@ -231,16 +187,11 @@ async def test_claude_codes_permission_request_on_the_apps_armed_prompt(
 
     env = make_env(tmp_path, monkeypatch)
     target = env.workspace / "app.txt"
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(_write_call(target, "through the app\n"), Reply([("text", "All done.")]))
         folder = tmp_path / "config" / "tui-agent"
         folder.mkdir(parents=True)
-        agent_env = ", ".join(
-            f"{k} = {json.dumps(v)}" for k, v in _claude_env(tmp_path, server).items()
-        )
-        (folder / "config.toml").write_text(
-            f"[agents.claude]\ncommand = [{json.dumps(str(ADAPTER))}]\nenv = {{ {agent_env} }}\n"
-        )
+        (folder / "config.toml").write_text(CLAUDE.config(tmp_path, server))
         app = AcpApp(HostOptions(workspace=str(env.workspace)), "claude")
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.acp is not None, "Claude Code to start", 60)
@@ -259,10 +210,10 @@ def test_claude_codes_bash_runs_in_tui_agents_sandbox(home: Home) -> None:
     command = {"command": "echo from bash > bash.txt", "description": "make a file"}
     arguments = json.dumps({**command, "timeout": 30000})
     ops = [("call", 0, "toolu_B1", "mcp__acp__Bash"), ("args", 0, arguments), ("close", 0)]
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(Reply(ops, stop="tool_use"), Reply([("text", "Ran it.")]))
-        _configure(home, server)
-        done = _run(home, "make bash.txt", "all")
+        CLAUDE.configure(home, server)
+        done = CLAUDE.run(home, "make bash.txt", "all")
         assert done.code == 0, done.stderr
         server.assert_all_consumed()
     assert (home.workspace / "bash.txt").read_text() == "from bash\n"
@@ -277,13 +228,13 @@ def test_resuming_a_claude_code_session_goes_on_whether_or_not_it_loads(home: Ho
     """The adapter offers session/load; here Claude Code's own transcript keeps no message of
     the first run (only a queue entry), so its load fails: the run goes on in a new session
     of the agent and says so, the saved conversation being tui-agent's record."""
-    with _server() as server:
+    with CLAUDE.server() as server:
         server.script(Reply([("text", "First answer.")]), Reply([("text", "Second answer.")]))
-        _configure(home, server)
-        first = _run(home, "first question", "never")
+        CLAUDE.configure(home, server)
+        first = CLAUDE.run(home, "first question", "never")
         assert first.code == 0, first.stderr
         session = home.records()[0]["id"]
-        again = _run(home, "second question", "never", "--session", session)
+        again = CLAUDE.run(home, "second question", "never", "--session", session)
         assert again.code == 0, again.stderr
     notices = [e["text"] for e in again.events() if e["type"] == "notice"]
     said = [t for t in notices if "resumed its session" in t or "did not load" in t]

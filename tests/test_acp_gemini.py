@@ -16,37 +16,21 @@ it as a plain object; so the tests write over a file that exists.)
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tui_agent.acp_client.session import AcpSession
 from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
-from tui_agent.approval.policy import ApprovalPolicy
-from tui_agent.checkpoints import Checkpointer
 from tui_agent.stream.events import TextDelta
 
+from .acp_npm_helpers import NpmAgent
 from .fake_provider import Drip, FakeProvider, Reply
 from .run_helpers import Home
 from .test_acp_client import _Answers, _Writer
 
-GEMINI = Path(__file__).resolve().parent / "acp_agents" / "node_modules" / ".bin" / "gemini"
 KEY = "AIzaFAKEFAKEFAKE0123456789abcdef"
-
-
-def _why_not() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not installed"
-    if not GEMINI.exists():
-        return "Gemini CLI is not installed: run `npm ci` in tests/acp_agents (.ci/run does)"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
-
 # What Gemini CLI's JSON side questions accept: its router's and its next-speaker check's.
 _SIDE_ANSWER = {"reasoning": "simple", "model_choice": "flash", "next_speaker": "user"}
 
@@ -66,12 +50,6 @@ def _aside(request: Any) -> tuple[int, Any] | None:
     return 200, answer
 
 
-def _server() -> FakeProvider:
-    server = FakeProvider("gemini", api_key=KEY, require_tools=False)
-    server.aside = _aside
-    return server
-
-
 def _write_call(path: Path, content: str) -> Reply:
     arguments = json.dumps({"file_path": str(path), "content": content})
     ops = [("text", "Writing."), ("call", 0, "c1", "write_file"), ("args", 0, arguments)]
@@ -82,25 +60,19 @@ def _gemini_env(root: Path, server: FakeProvider) -> dict[str, str]:
     return {"HOME": str(root), "GOOGLE_GEMINI_BASE_URL": server.base_url, "GEMINI_API_KEY": KEY}
 
 
-def _configure(home: Home, server: FakeProvider) -> None:
-    env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in _gemini_env(home.root, server).items())
-    command = json.dumps([str(GEMINI), "--experimental-acp"])
-    home.write_config(f"[agents.gemini]\ncommand = {command}\nenv = {{ {env} }}\n")
-
-
-def _run(home: Home, prompt: str, approve: str) -> Any:
-    argv = [sys.executable, "-m", "tui_agent.cli", "run", "--agent", "gemini", prompt]
-    argv += ["--workspace", str(home.workspace), "--approve", approve, "--json"]
-    return home.run_argv(argv, key=None)
+GEMINI = NpmAgent(
+    "gemini", "gemini", "Gemini CLI", "gemini", KEY, _aside, _gemini_env, ("--experimental-acp",)
+)
+pytestmark = GEMINI.skip_unless_installed()
 
 
 def test_gemini_clis_write_approved_lands_and_a_rewind_undoes_it(home: Home) -> None:
     target = home.workspace / "g.txt"
     target.write_text("old\n")
-    with _server() as server:
+    with GEMINI.server() as server:
         server.script(_write_call(target, "from gemini\n"), Reply([("text", "Written.")]))
-        _configure(home, server)
-        done = _run(home, "change g.txt", "all")
+        GEMINI.configure(home, server)
+        done = GEMINI.run(home, "change g.txt", "all")
         assert done.code == 0, done.stderr
     assert target.read_text() == "from gemini\n"
     events = done.events()
@@ -120,10 +92,10 @@ def test_gemini_clis_write_approved_lands_and_a_rewind_undoes_it(home: Home) -> 
 def test_gemini_clis_write_denied_writes_nothing(home: Home) -> None:
     target = home.workspace / "g.txt"
     target.write_text("old\n")
-    with _server() as server:
+    with GEMINI.server() as server:
         server.script(_write_call(target, "no\n"), Reply([("text", "Understood.")]))
-        _configure(home, server)
-        done = _run(home, "change g.txt", "never")
+        GEMINI.configure(home, server)
+        done = GEMINI.run(home, "change g.txt", "never")
         assert done.code == 0, done.stderr
     assert target.read_text() == "old\n"
     events = done.events()
@@ -134,22 +106,11 @@ def test_gemini_clis_write_denied_writes_nothing(home: Home) -> None:
 
 
 async def test_esc_mid_stream_cancels_gemini_cli(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     writer = _Writer()
     words = [("text", f"word{n} ") for n in range(400)]
-    with _server() as server:
+    with GEMINI.server() as server:
         server.script(Reply(words, faults=[Drip(40, 0.02)]))
-        session = AcpSession(
-            "gemini",
-            [str(GEMINI), "--experimental-acp"],
-            _gemini_env(tmp_path, server),
-            workspace=workspace,
-            approver=_Answers(),
-            policy=ApprovalPolicy(),
-            writer=writer,
-            checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
-        )
+        session = GEMINI.session(tmp_path, server, _Answers(), writer)
         await session.start()
         events: list[Any] = []
         try:
@@ -177,17 +138,11 @@ async def test_gemini_clis_permission_request_on_the_apps_armed_prompt(
     env = make_env(tmp_path, monkeypatch)
     target = env.workspace / "g.txt"
     target.write_text("old\n")
-    with _server() as server:
+    with GEMINI.server() as server:
         server.script(_write_call(target, "via the app\n"), Reply([("text", "All done.")]))
         folder = tmp_path / "config" / "tui-agent"
         folder.mkdir(parents=True)
-        agent_env = ", ".join(
-            f"{k} = {json.dumps(v)}" for k, v in _gemini_env(tmp_path, server).items()
-        )
-        command = json.dumps([str(GEMINI), "--experimental-acp"])
-        (folder / "config.toml").write_text(
-            f"[agents.gemini]\ncommand = {command}\nenv = {{ {agent_env} }}\n"
-        )
+        (folder / "config.toml").write_text(GEMINI.config(tmp_path, server))
         app = AcpApp(HostOptions(workspace=str(env.workspace)), "gemini")
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.acp is not None, "Gemini CLI to start", 60)

@@ -1,0 +1,89 @@
+"""An npm ACP agent (Claude Code's adapter, Gemini CLI) run by tui-agent's ACP client against
+the loopback fake provider: ``NpmAgent`` holds what differs between agents (its name, its
+command in tests/acp_agents/node_modules/.bin, its fake key, wire format, side answers and
+environment) and makes what does not: the skip when it is not installed, the fake provider, the
+config table, a ``tui-agent run --agent`` in a ``Home``, and an ``AcpSession`` on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.acp_client.session import AcpSession
+from tui_agent.approval.policy import ApprovalPolicy
+from tui_agent.checkpoints import Checkpointer
+
+from .fake_provider import FakeProvider
+from .run_helpers import Home
+
+BIN = Path(__file__).resolve().parent / "acp_agents" / "node_modules" / ".bin"
+
+
+@dataclass(frozen=True)
+class NpmAgent:
+    name: str  # the config's [agents.NAME]
+    program: str  # its file in BIN
+    shown: str  # in the skip reason
+    protocol: str  # the fake provider's wire format
+    key: str
+    aside: Callable[[Any], tuple[int, Any] | None]
+    env: Callable[[Path, FakeProvider], dict[str, str]]  # HOME and the provider's variables
+    args: tuple[str, ...] = ()
+
+    @property
+    def path(self) -> Path:
+        return BIN / self.program
+
+    def command(self) -> list[str]:
+        return [str(self.path), *self.args]
+
+    def skip_unless_installed(self) -> pytest.MarkDecorator:
+        why = None
+        if shutil.which("node") is None:
+            why = "node is not installed"
+        elif not self.path.exists():
+            why = f"{self.shown} is not installed: run `npm ci` in tests/acp_agents (.ci/run does)"
+        return pytest.mark.skipif(why is not None, reason=why or "")
+
+    def server(self) -> FakeProvider:
+        server = FakeProvider(self.protocol, api_key=self.key, require_tools=False)
+        server.aside = self.aside
+        return server
+
+    def config(self, root: Path, server: FakeProvider) -> str:
+        """config.toml's table for the agent, its HOME ``root``."""
+        env = ", ".join(f"{k} = {json.dumps(v)}" for k, v in self.env(root, server).items())
+        command = json.dumps(self.command())
+        return f"[agents.{self.name}]\ncommand = {command}\nenv = {{ {env} }}\n"
+
+    def configure(self, home: Home, server: FakeProvider) -> None:
+        home.write_config(self.config(home.root, server))
+
+    def run(self, home: Home, prompt: str, approve: str, *extra: str) -> Any:
+        argv = [sys.executable, "-m", "tui_agent.cli", "run", "--agent", self.name, prompt]
+        argv += ["--workspace", str(home.workspace), "--approve", approve, "--json", *extra]
+        return home.run_argv(argv, key=None)
+
+    def session(
+        self, tmp_path: Path, server: FakeProvider, approver: Any, writer: Any
+    ) -> AcpSession:
+        workspace = tmp_path / "ws"
+        workspace.mkdir(exist_ok=True)
+        return AcpSession(
+            self.name,
+            self.command(),
+            self.env(tmp_path, server),
+            workspace=workspace,
+            approver=approver,
+            policy=ApprovalPolicy(),
+            writer=writer,
+            checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
+        )
