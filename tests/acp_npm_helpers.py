@@ -18,13 +18,16 @@ from typing import Any
 import pytest
 
 from tui_agent.acp_client.session import AcpSession
+from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
 from tui_agent.approval.policy import ApprovalPolicy
 from tui_agent.checkpoints import Checkpointer
+from tui_agent.stream.events import TextDelta
 
 from .fake_provider import FakeProvider
 from .run_helpers import Home
 
 BIN = Path(__file__).resolve().parent / "acp_agents" / "node_modules" / ".bin"
+SLOW_WORDS = [("text", f"word{n} ") for n in range(400)]  # with a Drip: a long stream
 
 
 @dataclass(frozen=True)
@@ -87,3 +90,20 @@ class NpmAgent:
             writer=writer,
             checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
         )
+
+
+async def assert_esc_cancels(session: AcpSession, writer: Any) -> None:
+    """Cancelled at its first text, the turn ends truncated and keeps no assistant record."""
+    await session.start()
+    events: list[Any] = []
+    try:
+        async for event in session.send("talk slowly"):
+            events.append(event)
+            if isinstance(event, TextDelta) and not session._cancelled:
+                session.cancel()
+    finally:
+        await session.close()
+    assert [e for e in events if isinstance(e, TurnTruncated)]
+    assert not [e for e in events if isinstance(e, TurnCompleted)]
+    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
+    assert "assistant" not in [r.type for r in writer.records]

@@ -21,10 +21,9 @@ from typing import Any
 
 import pytest
 
-from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
-from tui_agent.stream.events import TextDelta
+from tui_agent.agent.events import LoopEnded
 
-from .acp_npm_helpers import NpmAgent
+from .acp_npm_helpers import SLOW_WORDS, NpmAgent, assert_esc_cancels
 from .fake_provider import Drip, FakeProvider, Reply
 from .run_helpers import Home
 from .test_acp_client import _Answers, _Writer
@@ -147,23 +146,9 @@ async def test_claude_code_asks_tui_agents_approver_and_y_writes(tmp_path: Path)
 
 async def test_esc_mid_stream_cancels_claude_code(tmp_path: Path) -> None:
     writer = _Writer()
-    words = [("text", f"word{n} ") for n in range(400)]
     with CLAUDE.server() as server:
-        server.script(Reply(words, stop="end_turn", faults=[Drip(40, 0.02)]))
-        session = CLAUDE.session(tmp_path, server, _Answers(), writer)
-        await session.start()
-        events: list[Any] = []
-        try:
-            async for event in session.send("talk slowly"):
-                events.append(event)
-                if isinstance(event, TextDelta) and not session._cancelled:
-                    session.cancel()
-        finally:
-            await session.close()
-    assert [e for e in events if isinstance(e, TurnTruncated)]
-    assert not [e for e in events if isinstance(e, TurnCompleted)]
-    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
-    assert "assistant" not in [r.type for r in writer.records]
+        server.script(Reply(SLOW_WORDS, stop="end_turn", faults=[Drip(40, 0.02)]))
+        await assert_esc_cancels(CLAUDE.session(tmp_path, server, _Answers(), writer), writer)
 
 
 def test_the_adapter_is_the_pinned_version() -> None:

@@ -22,10 +22,7 @@ from typing import Any
 
 import pytest
 
-from tui_agent.agent.events import LoopEnded, TurnCompleted, TurnTruncated
-from tui_agent.stream.events import TextDelta
-
-from .acp_npm_helpers import NpmAgent
+from .acp_npm_helpers import SLOW_WORDS, NpmAgent, assert_esc_cancels
 from .fake_provider import Drip, FakeProvider, Reply
 from .run_helpers import Home
 from .test_acp_client import _Answers, _Writer
@@ -107,23 +104,9 @@ def test_gemini_clis_write_denied_writes_nothing(home: Home) -> None:
 
 async def test_esc_mid_stream_cancels_gemini_cli(tmp_path: Path) -> None:
     writer = _Writer()
-    words = [("text", f"word{n} ") for n in range(400)]
     with GEMINI.server() as server:
-        server.script(Reply(words, faults=[Drip(40, 0.02)]))
-        session = GEMINI.session(tmp_path, server, _Answers(), writer)
-        await session.start()
-        events: list[Any] = []
-        try:
-            async for event in session.send("talk slowly"):
-                events.append(event)
-                if isinstance(event, TextDelta) and not session._cancelled:
-                    session.cancel()
-        finally:
-            await session.close()
-    assert [e for e in events if isinstance(e, TurnTruncated)]
-    assert not [e for e in events if isinstance(e, TurnCompleted)]
-    assert isinstance(events[-1], LoopEnded) and events[-1].outcome == "cancelled"
-    assert "assistant" not in [r.type for r in writer.records]
+        server.script(Reply(SLOW_WORDS, faults=[Drip(40, 0.02)]))
+        await assert_esc_cancels(GEMINI.session(tmp_path, server, _Answers(), writer), writer)
 
 
 async def test_gemini_clis_permission_request_on_the_apps_armed_prompt(
