@@ -91,6 +91,33 @@ class NpmAgent:
             checkpointer=Checkpointer(workspace, root=tmp_path / "checkpoints"),
         )
 
+    async def approve_on_the_app(
+        self, tmp_path: Path, server: FakeProvider, workspace: Path, prompt: str, seen: str
+    ) -> None:
+        """In the ACP app: ``prompt`` sent, the approval prompt (``seen`` on the screen) answered
+        y once armed, and the turn's "All done." shown; ``server`` is scripted to say it."""
+        from tui_agent.ui.acp_app import AcpApp
+        from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
+        from tui_agent.wiring.host_options import HostOptions
+
+        from .approval_prompt_app import screen_text
+        from .ui_app_helpers import SIZE, send, wait_for, wait_text
+
+        folder = tmp_path / "config" / "tui-agent"
+        folder.mkdir(parents=True)
+        (folder / "config.toml").write_text(self.config(tmp_path, server))
+        app = AcpApp(HostOptions(workspace=str(workspace)), self.name)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.acp is not None, f"{self.shown} to start", 60)
+            await send(pilot, prompt)
+            await wait_for(pilot, lambda: app.query(ApprovalPrompt), "the prompt", 60)
+            approval = app.query_one(ApprovalPrompt)
+            await wait_for(pilot, lambda: approval.armed, "the prompt to arm")
+            assert seen in screen_text(app)
+            await pilot.press("y")
+            await wait_text(pilot, "All done.", 60)
+            await wait_for(pilot, lambda: not app.busy, "the prompt to end")
+
 
 async def assert_esc_cancels(session: AcpSession, writer: Any) -> None:
     """Cancelled at its first text, the turn ends truncated and keeps no assistant record."""

@@ -163,31 +163,13 @@ def test_the_adapter_is_the_pinned_version() -> None:
 async def test_claude_codes_permission_request_on_the_apps_armed_prompt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui_agent.ui.acp_app import AcpApp
-    from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
-    from tui_agent.wiring.host_options import HostOptions
-
-    from .approval_prompt_app import screen_text
-    from .ui_app_helpers import SIZE, make_env, send, wait_for, wait_text
+    from .ui_app_helpers import make_env
 
     env = make_env(tmp_path, monkeypatch)
     target = env.workspace / "app.txt"
     with CLAUDE.server() as server:
         server.script(_write_call(target, "through the app\n"), Reply([("text", "All done.")]))
-        folder = tmp_path / "config" / "tui-agent"
-        folder.mkdir(parents=True)
-        (folder / "config.toml").write_text(CLAUDE.config(tmp_path, server))
-        app = AcpApp(HostOptions(workspace=str(env.workspace)), "claude")
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: app.acp is not None, "Claude Code to start", 60)
-            await send(pilot, "write app.txt")
-            await wait_for(pilot, lambda: app.query(ApprovalPrompt), "the prompt", 60)
-            prompt = app.query_one(ApprovalPrompt)
-            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
-            assert "app.txt" in screen_text(app)
-            await pilot.press("y")
-            await wait_text(pilot, "All done.", 60)
-            await wait_for(pilot, lambda: not app.busy, "the prompt to end")
+        await CLAUDE.approve_on_the_app(tmp_path, server, env.workspace, "write app.txt", "app.txt")
     assert target.read_text() == "through the app\n"
 
 

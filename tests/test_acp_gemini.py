@@ -112,28 +112,12 @@ async def test_esc_mid_stream_cancels_gemini_cli(tmp_path: Path) -> None:
 async def test_gemini_clis_permission_request_on_the_apps_armed_prompt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui_agent.ui.acp_app import AcpApp
-    from tui_agent.ui.widgets.approval_prompt import ApprovalPrompt
-    from tui_agent.wiring.host_options import HostOptions
-
-    from .ui_app_helpers import SIZE, make_env, send, wait_for, wait_text
+    from .ui_app_helpers import make_env
 
     env = make_env(tmp_path, monkeypatch)
     target = env.workspace / "g.txt"
     target.write_text("old\n")
     with GEMINI.server() as server:
         server.script(_write_call(target, "via the app\n"), Reply([("text", "All done.")]))
-        folder = tmp_path / "config" / "tui-agent"
-        folder.mkdir(parents=True)
-        (folder / "config.toml").write_text(GEMINI.config(tmp_path, server))
-        app = AcpApp(HostOptions(workspace=str(env.workspace)), "gemini")
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: app.acp is not None, "Gemini CLI to start", 60)
-            await send(pilot, "change g.txt")
-            await wait_for(pilot, lambda: app.query(ApprovalPrompt), "the prompt", 60)
-            prompt = app.query_one(ApprovalPrompt)
-            await wait_for(pilot, lambda: prompt.armed, "the prompt to arm")
-            await pilot.press("y")
-            await wait_text(pilot, "All done.", 60)
-            await wait_for(pilot, lambda: not app.busy, "the prompt to end")
+        await GEMINI.approve_on_the_app(tmp_path, server, env.workspace, "change g.txt", "g.txt")
     assert target.read_text() == "via the app\n"
