@@ -4,6 +4,7 @@ crash), names sanitized, and the system prompt naming each skill with its descri
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,14 @@ def test_load_skill_returns_the_body_and_files_and_only_listed_files(tmp_path: P
         assert out.is_error and "SECRET" not in out.text
     out = load_skill(book, LoadSkillArgs(name="nope"))
     assert out.is_error and "skills: code-review" in out.text
+
+
+def test_a_skill_md_that_is_a_folder_is_skipped_and_the_rest_load(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _skill(root, "good", REVIEW)
+    (root / "odd" / "SKILL.md").mkdir(parents=True)
+    before = len(os.listdir("/proc/self/fd"))
+    scan = load_skills(root, "config", "skills")
+    assert [s.name for s in scan.skills] == ["code-review"]
+    assert "skills/odd/SKILL.md is skipped" in "\n".join(scan.problems)
+    assert len(os.listdir("/proc/self/fd")) == before  # no descriptor left open

@@ -96,11 +96,19 @@ def read_text(path: Path, limit: int = MAX_TEMPLATE_BYTES) -> str | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        # Checked on the descriptor before it becomes a file object: io refuses a folder with
+        # IsADirectoryError (a SKILL.md that is a folder), and the descriptor would leak.
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        data = handle.read(limit + 1)
+        data = b""
+        while len(data) <= limit and (chunk := os.read(fd, limit + 1 - len(data))):
+            data += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return data.decode("utf-8", "replace")
 
 
